@@ -1,0 +1,54 @@
+// Wire-format constants shared by the runtime (writer) and the reader.
+// docs/format.md is the byte-exact contract these values implement.
+#ifndef TRACEWIRE_FORMAT_CONSTANTS_H_
+#define TRACEWIRE_FORMAT_CONSTANTS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tracewire::format {
+
+// Version written into the file header. Bump together with docs/format.md.
+inline constexpr uint32_t kFormatVersion = 1;
+
+// The file starts with these 8 bytes ("\x89TWR\r\n\x1a\n"), then the little-endian
+// uint32 format version, then 4 reserved bytes that must be zero.
+inline constexpr unsigned char kFileMagic[8] = {0x89, 'T', 'W', 'R', '\r', '\n', 0x1a, '\n'};
+inline constexpr size_t kFileHeaderSize = 16;
+
+// A batch (header and body together) never exceeds 64 KiB.
+inline constexpr size_t kMaxBatchSize = 64 * 1024;
+
+// Largest encoded batch header: type byte plus four 10-byte varints.
+inline constexpr size_t kMaxBatchHeaderSize = 1 + 4 * 10;
+
+// A stack record holds at most this many frames.
+inline constexpr size_t kMaxFramesPerStack = 128;
+
+// Largest data trailer of one record inside a batch (string, string_part, experimental
+// event). Longer strings are split into string_part records followed by one string
+// record, all with the same ID; readers concatenate them.
+inline constexpr size_t kMaxRecordDataSize = 32 * 1024;
+
+// Largest string (after concatenating its parts) a reader must accept and a writer may
+// emit. Strings and JSON values of up to this size travel whole.
+inline constexpr size_t kMaxStringSize = 16 * 1024 * 1024;
+
+// Largest uncompressed generation, and largest compressed_generation payload.
+inline constexpr size_t kMaxGenerationSize = 256 * 1024 * 1024;
+
+// Maximum number of varint arguments of one event (dt included).
+inline constexpr size_t kMaxArgs = 8;
+
+// Maximum encoded size of one unsigned LEB128 value.
+inline constexpr size_t kMaxVarintSize = 10;
+
+// Thread ID used in batch headers for data that belongs to no thread.
+inline constexpr uint64_t kNoThread = ~uint64_t{0};
+
+// First event type number of the experimental range.
+inline constexpr uint8_t kFirstExperimentalType = 128;
+
+}  // namespace tracewire::format
+
+#endif  // TRACEWIRE_FORMAT_CONSTANTS_H_

@@ -1,0 +1,229 @@
+#include "format/event_spec.h"
+
+#include <array>
+#include <initializer_list>
+#include <vector>
+
+namespace tracewire::format {
+namespace {
+
+constexpr ArgSpec Dt{"dt", ArgType::kDeltaTime};
+constexpr ArgSpec SiteArg{"site", ArgType::kSite};
+constexpr ArgSpec Gen{"gen", ArgType::kUint};
+constexpr ArgSpec Len{"length", ArgType::kLength};
+
+constexpr ArgSpec U(absl::string_view name) { return {name, ArgType::kUint}; }
+constexpr ArgSpec I(absl::string_view name) { return {name, ArgType::kInt}; }
+constexpr ArgSpec T(absl::string_view name) { return {name, ArgType::kTime}; }
+constexpr ArgSpec D(absl::string_view name) { return {name, ArgType::kDuration}; }
+constexpr ArgSpec S(absl::string_view name) { return {name, ArgType::kString}; }
+constexpr ArgSpec L(absl::string_view name) { return {name, ArgType::kStringList}; }
+constexpr ArgSpec K(absl::string_view name) { return {name, ArgType::kStack}; }
+
+// Options of a row besides its arguments.
+struct RowOptions {
+  Scope scope = Scope::kFrame;
+  BodyKind body = BodyKind::kNone;
+  bool has_data = false;
+  bool is_stack = false;
+  RangeRole range = RangeRole::kNone;
+  EventType start_type = EventType::kNone;
+};
+
+// Builds a row; string and stack ID index lists are derived from the argument types, and
+// `timed` from a leading dt argument.
+EventSpec Row(EventType type, absl::string_view name, absl::string_view trace2_event,
+              absl::Span<const ArgSpec> args, RowOptions options = {}) {
+  EventSpec spec;
+  spec.type = type;
+  spec.name = name;
+  spec.trace2_event = trace2_event;
+  for (const ArgSpec& arg : args) {
+    const uint8_t index = spec.num_args++;
+    spec.args[index] = arg;
+    if (arg.type == ArgType::kString || arg.type == ArgType::kStringList) {
+      spec.string_ids[spec.num_string_ids++] = index;
+    } else if (arg.type == ArgType::kStack) {
+      spec.stack_ids[spec.num_stack_ids++] = index;
+    }
+  }
+  spec.timed = spec.num_args > 0 && spec.args[0].type == ArgType::kDeltaTime;
+  spec.scope = spec.timed ? Scope::kEventBody : options.scope;
+  spec.has_data = options.has_data;
+  spec.is_stack = options.is_stack;
+  spec.body = options.body;
+  spec.range = options.range;
+  spec.start_type = options.start_type;
+  spec.experimental = IsExperimentalType(static_cast<uint8_t>(type));
+  if (spec.has_data) {
+    spec.max_data = type == EventType::kExperimentalBatch     ? kMaxBatchSize
+                    : type == EventType::kCompressedGeneration ? kMaxGenerationSize
+                                                               : kMaxRecordDataSize;
+  }
+  return spec;
+}
+
+// A timed Trace2 row: dt and site come first, then `rest`.
+EventSpec Trace2(EventType type, absl::string_view name, absl::string_view trace2_event,
+                 std::initializer_list<ArgSpec> rest, RowOptions options = {}) {
+  std::vector<ArgSpec> args = {Dt, SiteArg};
+  args.insert(args.end(), rest.begin(), rest.end());
+  return Row(type, name, trace2_event, args, options);
+}
+
+constexpr RowOptions kData{.has_data = true};
+
+std::array<EventSpec, 256> BuildTable() {
+  using E = EventType;
+  const EventSpec rows[] = {
+      // Frames.
+      Row(E::kEventBatch, "event_batch", "", {Gen, U("thread"), T("base_time"), Len},
+          {.body = BodyKind::kEvents}),
+      Row(E::kStringBatch, "string_batch", "", {Gen, Len}, {.body = BodyKind::kStrings}),
+      Row(E::kStackBatch, "stack_batch", "", {Gen, Len}, {.body = BodyKind::kStacks}),
+      Row(E::kSiteBatch, "site_batch", "", {Gen, Len}, {.body = BodyKind::kSites}),
+      Row(E::kClockSync, "clock_sync", "",
+          {Gen, U("freq"), T("trace_time"), U("mono_ns"), U("wall_sec"), U("wall_nsec"),
+           I("utc_offset_sec")}),
+      Row(E::kProcessInfo, "process_info", "",
+          {Gen, S("sid_string"), U("pid"), T("start_time"), S("name_string"),
+           S("hierarchy_string")}),
+      Row(E::kEndOfGeneration, "end_of_generation", "", {Gen}),
+      Row(E::kExperimentalBatch, "experimental_batch", "",
+          {U("experiment"), Gen, U("thread"), T("base_time")}, kData),
+      Row(E::kCompressedGeneration, "compressed_generation", "", {Gen, U("raw_length")}, kData),
+      // Table records.
+      Row(E::kString, "string", "", {U("id")}, {.scope = Scope::kStringBody, .has_data = true}),
+      Row(E::kStringPart, "string_part", "", {U("id")},
+          {.scope = Scope::kStringBody, .has_data = true}),
+      Row(E::kStack, "stack", "", {U("id"), U("nframes")},
+          {.scope = Scope::kStackBody, .is_stack = true}),
+      Row(E::kSite, "site", "",
+          {U("id"), S("file_string"), U("line"), S("category_string"), S("label_string"),
+           U("repo")},
+          {.scope = Scope::kSiteBody}),
+      // Timed Trace2 events.
+      Trace2(E::kVersion, "version", "version", {S("exe_string")}),
+      Trace2(E::kTooManyFiles, "too_many_files", "too_many_files", {}),
+      Trace2(E::kStart, "start", "start", {L("argv_strlist")}),
+      Trace2(E::kExit, "exit", "exit", {I("code")}),
+      Trace2(E::kSignal, "signal", "signal", {U("signo")}),
+      Trace2(E::kAtexit, "atexit", "atexit", {I("code")}),
+      Trace2(E::kError, "error", "error", {S("msg_string"), S("fmt_string")}),
+      Trace2(E::kCmdPath, "cmd_path", "cmd_path", {S("path_string")}),
+      Trace2(E::kCmdAncestry, "cmd_ancestry", "cmd_ancestry", {L("ancestry_strlist")}),
+      Trace2(E::kCmdName, "cmd_name", "cmd_name", {S("name_string"), S("hierarchy_string")}),
+      Trace2(E::kCmdMode, "cmd_mode", "cmd_mode", {S("mode_string")}),
+      Trace2(E::kAlias, "alias", "alias", {S("alias_string"), L("argv_strlist")}),
+      Trace2(E::kChildStart, "child_start", "child_start",
+             {U("child_id"), S("class_string"), S("hook_string"), S("cd_string"), U("flags"),
+              L("argv_strlist")},
+             {.range = RangeRole::kBegin}),
+      Trace2(E::kChildExit, "child_exit", "child_exit",
+             {U("child_id"), I("pid"), I("code"), D("elapsed")},
+             {.range = RangeRole::kEnd, .start_type = E::kChildStart}),
+      Trace2(E::kChildReady, "child_ready", "child_ready",
+             {U("child_id"), I("pid"), U("ready"), D("elapsed")}),
+      Trace2(E::kExec, "exec", "exec", {U("exec_id"), S("exe_string"), L("argv_strlist")},
+             {.range = RangeRole::kBegin}),
+      Trace2(E::kExecResult, "exec_result", "exec_result", {U("exec_id"), I("code")},
+             {.range = RangeRole::kEnd, .start_type = E::kExec}),
+      Trace2(E::kThreadStart, "thread_start", "thread_start", {S("name_string")},
+             {.range = RangeRole::kBegin}),
+      Trace2(E::kThreadExit, "thread_exit", "thread_exit", {},
+             {.range = RangeRole::kEnd, .start_type = E::kThreadStart}),
+      Trace2(E::kDefParam, "def_param", "def_param",
+             {S("scope_string"), S("param_string"), S("value_string")}),
+      Trace2(E::kDefRepo, "def_repo", "def_repo", {U("repo_id"), S("worktree_string")}),
+      Trace2(E::kRegionEnter, "region_enter", "region_enter", {S("msg_string")},
+             {.range = RangeRole::kBegin}),
+      Trace2(E::kRegionLeave, "region_leave", "region_leave", {S("msg_string")},
+             {.range = RangeRole::kEnd, .start_type = E::kRegionEnter}),
+      Trace2(E::kData, "data", "data", {S("value_string")}),
+      Trace2(E::kDataInt, "data_int", "data", {I("value")}),
+      Trace2(E::kDataJson, "data_json", "data_json", {S("json_string")}),
+      Trace2(E::kPrintf, "printf", "printf", {S("msg_string")}),
+      Trace2(E::kThTimer, "th_timer", "th_timer",
+             {U("intervals"), D("total"), D("min"), D("max")}),
+      Trace2(E::kTimer, "timer", "timer", {U("intervals"), D("total"), D("min"), D("max")}),
+      Trace2(E::kThCounter, "th_counter", "th_counter", {U("value")}),
+      Trace2(E::kCounter, "counter", "counter", {U("value")}),
+      Row(E::kThreadStatus, "thread_status", "", {Dt, S("name_string"), T("start_time")},
+          {.range = RangeRole::kActive, .start_type = E::kThreadStart}),
+      Row(E::kRegionActive, "region_active", "",
+          {Dt, SiteArg, S("msg_string"), T("enter_time")},
+          {.range = RangeRole::kActive, .start_type = E::kRegionEnter}),
+      Row(E::kStackRef, "stack_ref", "", {Dt, K("stack")}),
+      // Experimental events.
+      Row(E::kExpMark, "exp_mark", "", {Dt}, kData),
+  };
+  std::array<EventSpec, 256> table{};
+  for (const EventSpec& row : rows) table[static_cast<uint8_t>(row.type)] = row;
+  return table;
+}
+
+const std::array<EventSpec, 256>& Table() {
+  static const std::array<EventSpec, 256> table = BuildTable();
+  return table;
+}
+
+const std::vector<EventSpec>& Rows() {
+  static const std::vector<EventSpec> rows = [] {
+    std::vector<EventSpec> out;
+    for (const EventSpec& spec : Table()) {
+      if (spec.type != EventType::kNone) out.push_back(spec);
+    }
+    return out;
+  }();
+  return rows;
+}
+
+}  // namespace
+
+int EventSpec::ArgIndex(absl::string_view arg_name) const {
+  for (int i = 0; i < num_args; ++i) {
+    if (args[i].name == arg_name) return i;
+  }
+  return -1;
+}
+
+const EventSpec* LookupSpec(EventType type) {
+  const EventSpec& spec = Table()[static_cast<uint8_t>(type)];
+  return spec.type == EventType::kNone ? nullptr : &spec;
+}
+
+absl::Span<const EventSpec> AllSpecs() { return Rows(); }
+
+absl::string_view ScopeName(Scope scope) {
+  switch (scope) {
+    case Scope::kFrame:
+      return "top level";
+    case Scope::kEventBody:
+      return "event batch body";
+    case Scope::kStringBody:
+      return "string batch body";
+    case Scope::kStackBody:
+      return "stack batch body";
+    case Scope::kSiteBody:
+      return "site batch body";
+  }
+  return "unknown scope";
+}
+
+Scope BodyScope(BodyKind body) {
+  switch (body) {
+    case BodyKind::kEvents:
+      return Scope::kEventBody;
+    case BodyKind::kStrings:
+      return Scope::kStringBody;
+    case BodyKind::kStacks:
+      return Scope::kStackBody;
+    case BodyKind::kSites:
+      return Scope::kSiteBody;
+    case BodyKind::kNone:
+      break;
+  }
+  return Scope::kFrame;
+}
+
+}  // namespace tracewire::format

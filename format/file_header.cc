@@ -1,0 +1,51 @@
+#include "format/file_header.h"
+
+#include "absl/strings/str_format.h"
+#include "format/constants.h"
+
+namespace tracewire::format {
+namespace {
+
+void StoreLittleEndian32(char* out, uint32_t value) {
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>(value >> (8 * i));
+}
+
+uint32_t LoadLittleEndian32(const char* in) {
+  uint32_t value = 0;
+  for (int i = 0; i < 4; ++i) value |= uint32_t{static_cast<uint8_t>(in[i])} << (8 * i);
+  return value;
+}
+
+}  // namespace
+
+std::string EncodeFileHeader(uint32_t version) {
+  std::string header(reinterpret_cast<const char*>(kFileMagic), sizeof(kFileMagic));
+  char version_bytes[4];
+  StoreLittleEndian32(version_bytes, version);
+  header.append(version_bytes, 4);
+  header.append(4, '\0');
+  return header;
+}
+
+absl::StatusOr<uint32_t> ParseFileHeader(absl::string_view input) {
+  if (input.size() < kFileHeaderSize) {
+    return absl::OutOfRangeError(absl::StrFormat(
+        "byte offset 0: file header needs %d bytes, input has %d", kFileHeaderSize, input.size()));
+  }
+  if (input.substr(0, sizeof(kFileMagic)) !=
+      absl::string_view(reinterpret_cast<const char*>(kFileMagic), sizeof(kFileMagic))) {
+    return absl::DataLossError("byte offset 0: not a tracewire trace (bad magic)");
+  }
+  const uint32_t version = LoadLittleEndian32(input.data() + 8);
+  if (LoadLittleEndian32(input.data() + 12) != 0) {
+    return absl::DataLossError("byte offset 12: reserved header bytes are not zero");
+  }
+  if (version == 0 || version > kFormatVersion) {
+    return absl::UnimplementedError(absl::StrFormat(
+        "byte offset 8: format version %d is not supported (this build reads 1 to %d)", version,
+        kFormatVersion));
+  }
+  return version;
+}
+
+}  // namespace tracewire::format
