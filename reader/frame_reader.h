@@ -1,0 +1,115 @@
+// FrameReader: splits a trace byte stream into complete generations of top-level frames.
+// It checks the file header, frame syntax (through format::RecordDecoder), generation
+// numbering, interleaving and end_of_generation, and decompresses compressed_generation
+// frames. Memory is bounded by one generation plus one read chunk.
+#ifndef TRACEWIRE_READER_FRAME_READER_H_
+#define TRACEWIRE_READER_FRAME_READER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "format/constants.h"
+#include "format/event_spec.h"
+#include "reader/byte_source.h"
+
+namespace tracewire::reader {
+
+// One top-level frame of a generation (never end_of_generation).
+struct Frame {
+  format::EventType type = format::EventType::kNone;
+  uint64_t args[format::kMaxArgs] = {};
+  absl::string_view payload;    // body of a batch frame, or data of an experimental_batch
+  uint64_t offset = 0;          // byte offset of the frame's type byte
+  uint64_t payload_offset = 0;  // byte offset of payload[0]
+};
+
+// A complete generation: its frames in file order, end_of_generation excluded. For a
+// compressed generation, `offset` fields count bytes of the decompressed generation.
+struct RawGeneration {
+  uint64_t gen = 0;
+  uint64_t file_offset = 0;  // file offset of the generation's first frame
+  uint64_t file_bytes = 0;   // bytes the generation occupies in the file
+  uint64_t raw_bytes = 0;    // bytes of the (decompressed) frames
+  bool compressed = false;
+  std::vector<Frame> frames;
+
+  // "generation 3", or "generation 3 (compressed at byte offset 1234)" for messages.
+  std::string Describe() const;
+};
+
+// Reads generations from a ByteSource.
+class FrameReader {
+ public:
+  // `source` must outlive the reader. `chunk_size` is the read granularity.
+  explicit FrameReader(ByteSource* source, size_t chunk_size = size_t{1} << 20);
+  ~FrameReader();
+
+  FrameReader(const FrameReader&) = delete;
+  FrameReader& operator=(const FrameReader&) = delete;
+
+  // Reads and checks the 16-byte file header; returns the format version. Call once, first.
+  absl::StatusOr<uint32_t> ReadHeader();
+
+  // Reads the next complete generation into *gen. Returns false when the input ends
+  // exactly after a generation. Views in *gen stay valid until the next call. Errors:
+  // OutOfRange if the input ends inside a generation, DataLoss for malformed frames or
+  // generation structure, ResourceExhausted for a generation above kMaxGenerationSize.
+  // Every message starts with the generation and byte offset it concerns.
+  absl::StatusOr<bool> Next(RawGeneration* gen);
+
+  // Bytes of the header and of every generation Next returned successfully.
+  uint64_t complete_bytes() const { return complete_bytes_; }
+
+  // After Next failed: timed-event records found in the event batches of the partial
+  // generation that could be framed (a lower bound of the events lost).
+  uint64_t CountPartialEvents() const;
+
+  // Total input size: the source's Size() if known, else reads and discards the rest.
+  absl::StatusOr<uint64_t> TotalSize();
+
+ private:
+  struct PendingFrame {
+    format::EventType type;
+    uint64_t args[format::kMaxArgs];
+    size_t pos;          // of the type byte, in buf_
+    size_t payload_pos;  // in buf_
+    size_t payload_size;
+  };
+
+  // Reads at least one more byte unless at the end of input; returns false at the end.
+  absl::StatusOr<bool> Fill();
+  // Decompresses a compressed_generation frame and frames its content into *gen.
+  absl::Status ReadCompressed(const PendingFrame& frame, uint64_t frame_size, RawGeneration* gen);
+  // Prefix for messages about the generation being read.
+  std::string Where() const;
+  uint64_t FileOffset(size_t pos) const { return buf_offset_ + pos; }
+
+  ByteSource* source_;
+  size_t chunk_size_;
+  std::unique_ptr<char[]> buf_;
+  size_t cap_ = 0;
+  size_t len_ = 0;           // valid bytes in buf_
+  size_t scan_ = 0;          // start of the next unread frame in buf_
+  uint64_t buf_offset_ = 0;  // file offset of buf_[0]
+  uint64_t bytes_read_ = 0;
+  bool eof_ = false;
+  uint64_t complete_bytes_ = 0;
+  std::optional<uint64_t> prev_gen_;
+  std::optional<uint64_t> cur_gen_;
+  std::vector<PendingFrame> pending_;
+  std::unique_ptr<char[]> raw_;  // decompressed generation
+  size_t raw_cap_ = 0;
+  // Views of the decompressed frames of the last failed compressed generation.
+  std::vector<Frame> partial_compressed_;
+};
+
+}  // namespace tracewire::reader
+
+#endif  // TRACEWIRE_READER_FRAME_READER_H_

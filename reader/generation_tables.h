@@ -1,0 +1,68 @@
+// GenerationTables: the string, site and stack tables of one generation, resolved so that
+// events can name strings, call sites and symbolized stacks by ID in O(1).
+#ifndef TRACEWIRE_READER_GENERATION_TABLES_H_
+#define TRACEWIRE_READER_GENERATION_TABLES_H_
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "reader/event.h"
+#include "reader/frame_reader.h"
+#include "reader/id_table.h"
+
+namespace tracewire::reader {
+
+// A call site with its strings resolved. Missing strings (ID 0) are empty views.
+struct SiteInfo {
+  absl::string_view file;
+  int64_t line = 0;
+  absl::string_view category;
+  absl::string_view label;
+  uint64_t repo = 0;  // 0 = no repo, else repo id + 1 (wire encoding)
+};
+
+class GenerationTables {
+ public:
+  // Replaces the tables with those of `gen`. Views point into `gen`'s payloads and into
+  // this object, so both must stay alive (and `gen` unchanged) while the tables are used.
+  // Errors (DataLoss) name the generation, the byte offset of the bad record and the
+  // reason: duplicate IDs, ID 0, string parts without a final string, strings above
+  // kMaxStringSize, sites or stack frames naming strings that do not exist.
+  absl::Status Build(const RawGeneration& gen);
+
+  // The string with `id` (never 0), or nullptr if the table has none.
+  const absl::string_view* FindString(uint64_t id) const { return strings_.Find(id); }
+  // The site with `id`, or nullptr.
+  const SiteInfo* FindSite(uint64_t id) const { return sites_.Find(id); }
+  // The stack with `id`; false if there is none.
+  bool FindStack(uint64_t id, absl::Span<const SymbolFrame>* stack) const {
+    const std::pair<uint32_t, uint32_t>* range = stacks_.Find(id);
+    if (range == nullptr) return false;
+    *stack = absl::MakeConstSpan(frames_.data() + range->first, range->second);
+    return true;
+  }
+
+ private:
+  absl::Status BuildStrings(const RawGeneration& gen);
+  absl::Status BuildSitesAndStacks(const RawGeneration& gen);
+  // Resolves an optional string ID of a table record; false if the ID is unknown.
+  bool Resolve(uint64_t id, absl::string_view* out) const;
+
+  IdTable<absl::string_view> strings_;
+  std::deque<std::string> joined_;  // strings assembled from string_part records
+  absl::flat_hash_map<uint64_t, std::string> parts_;
+  IdTable<SiteInfo> sites_;
+  IdTable<std::pair<uint32_t, uint32_t>> stacks_;  // (first frame, frame count)
+  std::vector<SymbolFrame> frames_;
+};
+
+}  // namespace tracewire::reader
+
+#endif  // TRACEWIRE_READER_GENERATION_TABLES_H_

@@ -1,0 +1,68 @@
+// ProcessState: what the reader knows about one traced process across generations: its
+// identity, the live threads with their open region stacks, and the running children and
+// execs. It is the only state carried from one generation to the next.
+#ifndef TRACEWIRE_READER_PROCESS_STATE_H_
+#define TRACEWIRE_READER_PROCESS_STATE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+
+namespace tracewire::reader {
+
+// One thread of the process.
+struct ThreadState {
+  std::string name;               // "main", "th01:worker", ...; stable address while live
+  uint64_t start_time = 0;        // trace-clock start (region[0] for t_rel)
+  bool started = false;           // a thread_start was seen
+  bool exited = false;            // a thread_exit was seen (erased at the generation's end)
+  std::vector<uint64_t> regions;  // enter times of the open regions, outermost first
+  // Regions open at the end of the last generation the thread was live in; a later
+  // generation's region_active re-statement must match them.
+  std::optional<std::vector<uint64_t>> carried;
+};
+
+// Live state of one process.
+struct ProcessState {
+  bool initialized = false;  // a generation's process_info was seen
+  std::string sid;
+  int depth = 0;  // number of '/' in sid
+  uint64_t pid = 0;
+  uint64_t start_time = 0;  // trace-clock process start (t_abs origin)
+  // True once the process's first events (version or start) were read: from then on an
+  // exit/result for an unknown child or exec id is an error. Reading a suffix of a trace
+  // leaves it false, so children started before the suffix are accepted.
+  bool saw_process_start = false;
+  std::optional<uint64_t> last_gen;
+  // unique_ptr keeps ThreadState (and views of its name) at a stable address.
+  absl::flat_hash_map<uint64_t, std::unique_ptr<ThreadState>> threads;
+  absl::flat_hash_set<uint64_t> open_children;
+  absl::flat_hash_set<uint64_t> open_execs;
+
+  // A deep copy (threads included).
+  ProcessState Clone() const {
+    ProcessState copy;
+    copy.initialized = initialized;
+    copy.sid = sid;
+    copy.depth = depth;
+    copy.pid = pid;
+    copy.start_time = start_time;
+    copy.saw_process_start = saw_process_start;
+    copy.last_gen = last_gen;
+    for (const auto& [id, thread] : threads) {
+      copy.threads.emplace(id, std::make_unique<ThreadState>(*thread));
+    }
+    copy.open_children = open_children;
+    copy.open_execs = open_execs;
+    return copy;
+  }
+};
+
+}  // namespace tracewire::reader
+
+#endif  // TRACEWIRE_READER_PROCESS_STATE_H_

@@ -1,0 +1,146 @@
+#include "reader/reader.h"
+
+#include <utility>
+
+#include "absl/base/optimization.h"
+#include "absl/strings/str_cat.h"
+#include "format/raw_decoder.h"
+#include "format/raw_event.h"
+
+namespace tracewire::reader {
+
+uint64_t CountEventRecords(const RawGeneration& gen) {
+  uint64_t count = 0;
+  format::RawEvent raw;
+  for (const Frame& frame : gen.frames) {
+    if (frame.type != format::EventType::kEventBatch) continue;
+    format::RecordDecoder decoder(frame.payload, frame.payload_offset, format::Scope::kEventBody);
+    while (true) {
+      absl::StatusOr<bool> decoded = decoder.Next(&raw);
+      if (!decoded.ok() || !*decoded) break;
+      ++count;
+    }
+  }
+  return count;
+}
+
+Reader::Reader(std::unique_ptr<ByteSource> source, ReaderOptions options)
+    : source_(std::move(source)),
+      options_(options),
+      name_(source_->Name()),
+      frames_(source_.get(), options.chunk_size) {
+  if (options_.salvage) validator_ = std::make_unique<GenerationDecoder>();
+}
+
+absl::StatusOr<std::unique_ptr<Reader>> Reader::OpenFile(const std::string& path,
+                                                         ReaderOptions options) {
+  absl::StatusOr<std::unique_ptr<ByteSource>> source = OpenFileSource(path);
+  if (!source.ok()) return source.status();
+  return std::make_unique<Reader>(std::move(*source), options);
+}
+
+absl::Status Reader::Named(const absl::Status& status) const {
+  if (name_.empty()) return status;
+  return absl::Status(status.code(), absl::StrCat(name_, ": ", status.message()));
+}
+
+absl::StatusOr<const Event*> Reader::Next() {
+  while (true) {
+    if (ABSL_PREDICT_TRUE(decoding_)) {
+      absl::StatusOr<const Event*> event = decoder_.Next();
+      if (ABSL_PREDICT_TRUE(event.ok() && *event != nullptr)) {
+        ++events_;
+        return event;
+      }
+      if (!event.ok()) return Fail(event.status(), /*framing=*/false);
+      decoding_ = false;
+      ++report_.generations_delivered;
+    }
+    if (done_) {
+      if (!error_.ok()) return error_;
+      return nullptr;
+    }
+    absl::StatusOr<bool> loaded = LoadGeneration();
+    if (!loaded.ok()) return Fail(loaded.status(), /*framing=*/!start_failed_);
+    if (!*loaded) {
+      done_ = true;
+      FinishReport();
+      return nullptr;
+    }
+  }
+}
+
+absl::StatusOr<bool> Reader::LoadGeneration() {
+  if (!header_read_) {
+    absl::StatusOr<uint32_t> version = frames_.ReadHeader();
+    if (!version.ok()) return version.status();
+    header_read_ = true;
+    version_ = *version;
+  }
+  while (true) {
+    absl::StatusOr<bool> more = frames_.Next(&raw_);
+    if (!more.ok()) return more.status();
+    if (!*more) return false;
+    if (options_.salvage) {
+      ProcessState trial = state_.Clone();
+      absl::Status status = validator_->Start(raw_, &trial);
+      while (status.ok()) {
+        absl::StatusOr<const Event*> event = validator_->Next();
+        if (!event.ok()) {
+          status = event.status();
+        } else if (*event == nullptr) {
+          break;
+        }
+      }
+      if (!status.ok()) {
+        report_.errors.push_back(Named(status));
+        ++report_.generations_lost;
+        report_.lost_events += CountEventRecords(raw_);
+        skipped_bytes_ += raw_.file_bytes;
+        state_ = ProcessState();  // what follows is read as a standalone suffix
+        continue;
+      }
+    }
+    // In salvage mode this cannot fail: the same checks passed on the trial state.
+    if (absl::Status s = decoder_.Start(raw_, &state_); !s.ok()) {
+      start_failed_ = true;
+      return s;
+    }
+    decoding_ = true;
+    return true;
+  }
+}
+
+absl::StatusOr<const Event*> Reader::Fail(const absl::Status& status, bool framing) {
+  decoding_ = false;
+  done_ = true;
+  if (!options_.salvage) {
+    error_ = Named(status);
+    return error_;
+  }
+  report_.errors.push_back(Named(status));
+  if (framing) {
+    report_.lost_events += frames_.CountPartialEvents();
+    report_.lost_events_exact = false;
+    if (header_read_) ++report_.generations_lost;
+  } else {
+    ++report_.generations_lost;
+  }
+  FinishReport();
+  return nullptr;
+}
+
+void Reader::FinishReport() {
+  absl::StatusOr<uint64_t> total = frames_.TotalSize();
+  report_.delivered_bytes = frames_.complete_bytes() - skipped_bytes_;
+  report_.total_bytes =
+      total.ok() ? std::max(*total, frames_.complete_bytes()) : frames_.complete_bytes();
+  report_.lost_bytes = report_.total_bytes - report_.delivered_bytes;
+  report_.lost_percent = report_.total_bytes == 0
+                             ? 0
+                             : 100.0 * static_cast<double>(report_.lost_bytes) /
+                                   static_cast<double>(report_.total_bytes);
+  if (!total.ok()) report_.errors.push_back(Named(total.status()));
+}
+
+}  // namespace tracewire::reader

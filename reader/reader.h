@@ -1,0 +1,115 @@
+// Reader: the streaming trace reader. It pulls a trace from a ByteSource generation by
+// generation (memory: one generation plus the live process state), validates it and
+// yields semantic Trace2 events in time order.
+//
+//   auto reader = tracewire::reader::Reader::OpenFile("trace.twr");
+//   while (true) {
+//     absl::StatusOr<const Event*> event = (*reader)->Next();
+//     if (!event.ok()) { /* report event.status() */ break; }
+//     if (*event == nullptr) break;  // end of trace
+//     Use(**event);
+//   }
+//
+// Errors are absl::Status values whose message starts with the source name (if any) and
+// names the generation, thread, event index and byte offset (see GenerationDecoder and
+// FrameReader). Codes: OutOfRange = the input ends inside a generation (truncated),
+// DataLoss = malformed or invalid data, Unimplemented = unsupported format version,
+// ResourceExhausted = a generation above kMaxGenerationSize, others = I/O errors.
+// Every event of every complete generation before the failing one is delivered before the
+// error.
+#ifndef TRACEWIRE_READER_READER_H_
+#define TRACEWIRE_READER_READER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "reader/byte_source.h"
+#include "reader/event.h"
+#include "reader/frame_reader.h"
+#include "reader/generation_decoder.h"
+#include "reader/generation_info.h"
+#include "reader/loss_report.h"
+#include "reader/process_state.h"
+
+namespace tracewire::reader {
+
+struct ReaderOptions {
+  // Salvage mode: never fail. Deliver every complete generation that validates, skip a
+  // generation that frames correctly but fails validation (the rest is then read as a
+  // standalone suffix: live state is reset), stop at a truncated or unframeable tail, and
+  // describe what was lost in loss_report(). Each generation is validated before any of
+  // its events is delivered, which costs a second decoding pass.
+  bool salvage = false;
+  // Bytes requested from the source per read.
+  size_t chunk_size = size_t{1} << 20;
+};
+
+class Reader {
+ public:
+  // Reads from `source`. Nothing is read until the first Next().
+  explicit Reader(std::unique_ptr<ByteSource> source, ReaderOptions options = {});
+
+  // Opens the file at `path` ("-" = stdin).
+  static absl::StatusOr<std::unique_ptr<Reader>> OpenFile(const std::string& path,
+                                                          ReaderOptions options = {});
+
+  Reader(const Reader&) = delete;
+  Reader& operator=(const Reader&) = delete;
+
+  // The next event, nullptr at the end of the trace. The event and its views are valid
+  // until the next call. After an error every further call returns the same error. In
+  // salvage mode it never fails (errors go to loss_report()).
+  absl::StatusOr<const Event*> Next();
+
+  // The generation the last event came from; nullptr before the first generation.
+  const GenerationInfo* generation() const { return decoding_ ? &decoder_.info() : nullptr; }
+
+  // Format version from the file header (0 until read).
+  uint32_t format_version() const { return version_; }
+
+  // Events delivered so far.
+  uint64_t events_delivered() const { return events_; }
+
+  // Salvage mode: what was lost; complete once Next() returned nullptr.
+  const LossReport& loss_report() const { return report_; }
+
+  // Source name used as the prefix of error messages (may be empty).
+  const std::string& name() const { return name_; }
+
+ private:
+  // Reads, checks and starts the next generation; false at the end of the trace.
+  absl::StatusOr<bool> LoadGeneration();
+  // Handles an error: returns it, or in salvage mode records it and ends the read.
+  absl::StatusOr<const Event*> Fail(const absl::Status& status, bool framing);
+  absl::Status Named(const absl::Status& status) const;
+  void FinishReport();
+
+  std::unique_ptr<ByteSource> source_;
+  ReaderOptions options_;
+  std::string name_;
+  FrameReader frames_;
+  RawGeneration raw_;
+  ProcessState state_;
+  GenerationDecoder decoder_;
+  std::unique_ptr<GenerationDecoder> validator_;  // salvage mode
+  bool header_read_ = false;
+  bool decoding_ = false;
+  bool done_ = false;
+  bool start_failed_ = false;
+  absl::Status error_;
+  uint32_t version_ = 0;
+  uint64_t events_ = 0;
+  uint64_t skipped_bytes_ = 0;
+  LossReport report_;
+};
+
+// Number of timed-event records in the event batches of `gen` (for loss accounting).
+uint64_t CountEventRecords(const RawGeneration& gen);
+
+}  // namespace tracewire::reader
+
+#endif  // TRACEWIRE_READER_READER_H_
