@@ -1,0 +1,524 @@
+// The C API of tracewire.h on top of the recorder.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "format/varint.h"
+#include "runtime/emit.h"
+#include "runtime/lifecycle.h"
+#include "runtime/recorder.h"
+#include "runtime/redact.h"
+#include "runtime/tracewire.h"
+
+namespace tracewire::runtime {
+
+using format::EventType;
+using format::ZigzagEncode;
+
+uint64_t ArgvString(ThreadState* ts, const char* const* argv, bool redact) {
+  std::string& list = ts->scratch;
+  list.clear();
+  for (; argv != nullptr && *argv != nullptr; ++argv) {
+    if (redact) {
+      list.append(RedactUrl(*argv));
+    } else {
+      list.append(*argv);
+    }
+    list.push_back('\0');
+  }
+  return UniqueString(ts, list);
+}
+
+uint64_t FormattedString(ThreadState* ts, const char* fmt, va_list ap) {
+  std::string& out = ts->scratch;
+  va_list copy;
+  va_copy(copy, ap);
+  out.resize(out.capacity() == 0 ? 256 : out.capacity());
+  int n = vsnprintf(out.data(), out.size() + 1, fmt, copy);
+  va_end(copy);
+  if (n < 0) n = 0;
+  if (static_cast<size_t>(n) > out.size()) {
+    out.resize(n);
+    vsnprintf(out.data(), out.size() + 1, fmt, ap);
+  }
+  out.resize(n);
+  return UniqueString(ts, out);
+}
+
+namespace {
+
+// Region enter/leave common path. `msg_id` is 0 for no message; `msg` is its text.
+void RegionEvent(ThreadState* ts, EventType type, uint32_t site_index, bool has_msg,
+                 absl::string_view msg, uint64_t msg_id) {
+  const uint64_t site = GenSiteId(ts, site_index);
+  uint64_t now;
+  const uint64_t dt = StampEvent(ts, &now);
+  uint8_t* p = ts->pos;
+  *p++ = static_cast<uint8_t>(type);
+  p = format::PutUvarint(p, dt);
+  p = format::PutUvarint(p, site);
+  p = format::PutUvarint(p, msg_id);
+  ts->pos = p;
+  if (type == EventType::kRegionEnter) {
+    RegionFrame frame{site_index, has_msg, static_cast<uint32_t>(ts->msg_arena.size()),
+                      static_cast<uint32_t>(msg.size()), now};
+    if (has_msg) ts->msg_arena.append(msg.data(), msg.size());
+    ts->regions.push_back(frame);
+  } else if (!ts->regions.empty()) {
+    ts->msg_arena.resize(ts->regions.back().msg_offset);
+    ts->regions.pop_back();
+  }
+}
+
+void RegionPrintf(EventType type, const char* file, int line, const char* category,
+                  const char* label, int repo_id, const char* fmt, va_list ap) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  MaybeRecordStack(ts, type);
+  const uint32_t index = SiteIndexForContent(ts, file, line, category, label, repo_id);
+  // git omits the message when fmt is NULL or "".
+  const bool has_msg = fmt != nullptr && *fmt != '\0';
+  uint64_t msg_id = 0;
+  absl::string_view msg;
+  if (has_msg) {
+    msg_id = FormattedString(ts, fmt, ap);
+    msg = ts->scratch;  // the formatted text; valid until the thread's next formatting
+  }
+  RegionEvent(ts, type, index, has_msg, msg, msg_id);
+  EndEvent(ts);
+}
+
+// data/data_int/data_json with a content site.
+void DataEvent(EventType type, const char* file, int line, const char* category, int repo_id,
+               const char* key, uint64_t value) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  MaybeRecordStack(ts, type);
+  WriteTimed(ts, type, SiteFor(ts, file, line, category, key, repo_id), {value});
+  EndEvent(ts);
+}
+
+}  // namespace
+}  // namespace tracewire::runtime
+
+using namespace tracewire::runtime;  // NOLINT: C entry points below
+namespace format = tracewire::format;
+
+extern "C" {
+
+void tw_initialize_clock(void) { MarkStartTime(); }
+
+void tw_initialize_fl(const char* file, int line) {
+  const tw_settings settings = SettingsFromEnvironment();
+  Initialize(settings, file, line, /*from_environment=*/true);
+}
+
+int tw_initialize_with(const struct tw_settings* settings) {
+  if (settings == nullptr) return -1;
+  return Initialize(*settings, __FILE__, __LINE__, /*from_environment=*/false);
+}
+
+int tw_is_enabled(void) { return tw_enabled_flag; }
+
+void tw_flush(void) {
+  if (tw_enabled_flag) AdvanceGeneration(false);
+}
+
+void tw_cmd_start_fl(const char* file, int line, const char** argv) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  const uint64_t list = ArgvString(ts, argv, RedactionEnabled());
+  WriteTimed(ts, EventType::kStart, SiteFor(ts, file, line), {list});
+  EndEvent(ts);
+}
+
+int tw_cmd_exit_fl(const char* file, int line, int code) {
+  SetExitCode(code);
+  if (!tw_enabled_flag) return code;
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return code;
+  WriteTimed(ts, EventType::kExit, SiteFor(ts, file, line), {ZigzagEncode(code)});
+  EndEvent(ts);
+  return code;
+}
+
+void tw_cmd_error_va_fl(const char* file, int line, const char* fmt, va_list ap) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  MaybeRecordStack(ts, EventType::kError);
+  uint64_t msg_id = 0;
+  uint64_t fmt_id = 0;
+  if (fmt != nullptr && *fmt != '\0') {  // git writes msg and fmt only for a non-empty fmt
+    msg_id = FormattedString(ts, fmt, ap);
+    fmt_id = InternString(ts, fmt);
+  }
+  WriteTimed(ts, EventType::kError, SiteFor(ts, file, line), {msg_id, fmt_id});
+  EndEvent(ts);
+}
+
+void tw_cmd_error_fl(const char* file, int line, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tw_cmd_error_va_fl(file, line, fmt, ap);
+  va_end(ap);
+}
+
+void tw_cmd_path_fl(const char* file, int line, const char* pathname) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  const uint64_t path = OptionalUnique(ts, pathname);
+  WriteTimed(ts, EventType::kCmdPath, SiteFor(ts, file, line), {path});
+  EndEvent(ts);
+}
+
+void tw_cmd_ancestry_fl(const char* file, int line, const char** parent_names) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  const uint64_t list = ArgvString(ts, parent_names, false);
+  WriteTimed(ts, EventType::kCmdAncestry, SiteFor(ts, file, line), {list});
+  EndEvent(ts);
+}
+
+void tw_cmd_name_fl(const char* file, int line, const char* name) {
+  if (name == nullptr) name = "";
+  const char* parent = getenv("TRACEWIRE_PARENT_NAME");
+  const std::string hierarchy =
+      parent != nullptr && *parent != '\0' ? absl::StrCat(parent, "/", name) : std::string(name);
+  setenv("TRACEWIRE_PARENT_NAME", hierarchy.c_str(), 1);
+  SetCommandName(name, hierarchy);
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  const uint64_t name_id = UniqueString(ts, name);
+  const uint64_t hierarchy_id = UniqueString(ts, hierarchy);
+  WriteTimed(ts, EventType::kCmdName, SiteFor(ts, file, line), {name_id, hierarchy_id});
+  EndEvent(ts);
+}
+
+void tw_cmd_mode_fl(const char* file, int line, const char* mode) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  const uint64_t mode_id = OptionalUnique(ts, mode);
+  WriteTimed(ts, EventType::kCmdMode, SiteFor(ts, file, line), {mode_id});
+  EndEvent(ts);
+}
+
+void tw_cmd_alias_fl(const char* file, int line, const char* alias, const char** argv) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  const uint64_t alias_id = OptionalUnique(ts, alias);
+  const uint64_t list = ArgvString(ts, argv, false);
+  WriteTimed(ts, EventType::kAlias, SiteFor(ts, file, line), {alias_id, list});
+  EndEvent(ts);
+}
+
+void tw_def_param_fl(const char* file, int line, const char* param, const char* value,
+                     const char* scope) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  const uint64_t scope_id = OptionalUnique(ts, scope);
+  const uint64_t param_id = OptionalUnique(ts, param);
+  uint64_t value_id = 0;
+  if (value != nullptr) {
+    value_id = RedactionEnabled() ? UniqueString(ts, RedactUrl(value)) : UniqueString(ts, value);
+  }
+  WriteTimed(ts, EventType::kDefParam, SiteFor(ts, file, line), {scope_id, param_id, value_id});
+  EndEvent(ts);
+}
+
+int tw_def_repo_fl(const char* file, int line, const char* worktree) {
+  if (!tw_enabled_flag) return 0;
+  const int repo_id = NextRepoId();
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return repo_id;
+  const uint64_t worktree_id = OptionalUnique(ts, worktree);
+  WriteTimed(ts, EventType::kDefRepo, SiteFor(ts, file, line, nullptr, nullptr, repo_id),
+             {static_cast<uint64_t>(repo_id), worktree_id});
+  EndEvent(ts);
+  return repo_id;
+}
+
+void tw_child_start_fl(const char* file, int line, struct tw_child* child) {
+  if (child == nullptr) return;
+  child->child_id = NextChildId();
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  MaybeRecordStack(ts, EventType::kChildStart);
+  const uint64_t class_id = OptionalUnique(ts, child->child_class);
+  const uint64_t hook_id = OptionalUnique(ts, child->hook_name);
+  const uint64_t cd_id = OptionalUnique(ts, child->dir);
+  const uint64_t flags = (child->use_shell ? format::kChildFlagUseShell : 0) |
+                         (child->git_cmd ? format::kChildFlagGitCommand : 0);
+  const uint64_t list = ArgvString(ts, child->argv, RedactionEnabled());
+  const uint64_t site = SiteFor(ts, file, line);
+  uint64_t now;
+  const uint64_t dt = StampEvent(ts, &now);
+  child->start_ticks = now;
+  WriteEvent(ts, EventType::kChildStart,
+             {dt, site, static_cast<uint64_t>(child->child_id), class_id, hook_id, cd_id, flags,
+              list});
+  EndEvent(ts);
+}
+
+void tw_child_exit_fl(const char* file, int line, struct tw_child* child, int exit_code) {
+  if (child == nullptr) return;
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  const uint64_t site = SiteFor(ts, file, line);
+  uint64_t now;
+  const uint64_t dt = StampEvent(ts, &now);
+  const uint64_t elapsed = now > child->start_ticks ? now - child->start_ticks : 0;
+  WriteEvent(ts, EventType::kChildExit,
+             {dt, site, static_cast<uint64_t>(child->child_id), ZigzagEncode(child->pid),
+              ZigzagEncode(exit_code), elapsed});
+  EndEvent(ts);
+}
+
+void tw_child_ready_fl(const char* file, int line, struct tw_child* child, const char* ready) {
+  if (child == nullptr) return;
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  uint64_t ready_value = format::kChildReadyError;
+  if (ready != nullptr && strcmp(ready, "ready") == 0) ready_value = format::kChildReadyReady;
+  if (ready != nullptr && strcmp(ready, "timeout") == 0) ready_value = format::kChildReadyTimeout;
+  const uint64_t site = SiteFor(ts, file, line);
+  uint64_t now;
+  const uint64_t dt = StampEvent(ts, &now);
+  const uint64_t elapsed = now > child->start_ticks ? now - child->start_ticks : 0;
+  WriteEvent(ts, EventType::kChildReady,
+             {dt, site, static_cast<uint64_t>(child->child_id), ZigzagEncode(child->pid),
+              ready_value, elapsed});
+  EndEvent(ts);
+}
+
+int tw_exec_fl(const char* file, int line, const char* exe, const char** argv) {
+  if (!tw_enabled_flag) return -1;
+  const int exec_id = NextExecId();
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return exec_id;
+  const uint64_t exe_id = OptionalUnique(ts, exe);
+  const uint64_t list = ArgvString(ts, argv, RedactionEnabled());
+  WriteTimed(ts, EventType::kExec, SiteFor(ts, file, line),
+             {static_cast<uint64_t>(exec_id), exe_id, list});
+  EndEvent(ts);
+  // The exec may replace this process: write what was recorded so far.
+  AdvanceGeneration(false);
+  return exec_id;
+}
+
+void tw_exec_result_fl(const char* file, int line, int exec_id, int code) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  WriteTimed(ts, EventType::kExecResult, SiteFor(ts, file, line),
+             {static_cast<uint64_t>(exec_id), ZigzagEncode(code)});
+  EndEvent(ts);
+}
+
+void tw_thread_start_fl(const char* file, int line, const char* thread_base_name) {
+  const char* base = thread_base_name == nullptr ? "" : thread_base_name;
+  ThreadState* current = PeekCurrentThread();
+  if (current != nullptr && current->is_main) {
+    // git turns thread_start on the main thread into a region.
+    ThreadState* ts = BeginEvent();
+    if (ts == nullptr) return;
+    const std::string msg = absl::StrCat("thread-proc on main: ", base);
+    const uint64_t msg_id = UniqueString(ts, msg);
+    RegionEvent(ts, EventType::kRegionEnter,
+                SiteIndexForContent(ts, file, line, nullptr, nullptr, TW_NO_REPO), true, msg,
+                msg_id);
+    EndEvent(ts);
+    return;
+  }
+  if (current == nullptr) {
+    if (AttachThread(base, /*is_main=*/false, /*pending_status=*/false) == nullptr) return;
+  } else {
+    NameCurrentThread(current, base);
+  }
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  const uint64_t name_id = UniqueString(ts, ts->name);
+  WriteTimed(ts, EventType::kThreadStart, SiteFor(ts, file, line), {name_id});
+  ts->start_time = ts->last_time;
+  EndEvent(ts);
+}
+
+void tw_thread_exit_fl(const char* file, int line) {
+  ThreadState* current = PeekCurrentThread();
+  if (current == nullptr) return;
+  if (current->is_main) {
+    ThreadState* ts = BeginEvent();
+    if (ts == nullptr) return;
+    const char* msg = "thread-proc on main";
+    RegionEvent(ts, EventType::kRegionLeave,
+                SiteIndexForContent(ts, file, line, nullptr, nullptr, TW_NO_REPO), true, msg,
+                UniqueString(ts, msg));
+    EndEvent(ts);
+    return;
+  }
+  DetachCurrentThread(/*emit_exit_events=*/true, file, line);
+}
+
+void tw_region_enter_fl(const char* file, int line, const char* category, const char* label,
+                        int repo_id) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  MaybeRecordStack(ts, EventType::kRegionEnter);
+  RegionEvent(ts, EventType::kRegionEnter,
+              SiteIndexForContent(ts, file, line, category, label, repo_id), false, {}, 0);
+  EndEvent(ts);
+}
+
+void tw_region_leave_fl(const char* file, int line, const char* category, const char* label,
+                        int repo_id) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  MaybeRecordStack(ts, EventType::kRegionLeave);
+  RegionEvent(ts, EventType::kRegionLeave,
+              SiteIndexForContent(ts, file, line, category, label, repo_id), false, {}, 0);
+  EndEvent(ts);
+}
+
+void tw_region_enter_site(struct tw_callsite* site, const char* file, int line,
+                          const char* category, const char* label, int repo_id) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  if (__builtin_expect(WantStack(EventType::kRegionEnter), 0)) {
+    MaybeRecordStack(ts, EventType::kRegionEnter);
+  }
+  RegionEvent(ts, EventType::kRegionEnter,
+              SiteIndexForCallsite(site, file, line, category, label, repo_id), false, {}, 0);
+  EndEvent(ts);
+}
+
+void tw_region_leave_site(struct tw_callsite* site, const char* file, int line,
+                          const char* category, const char* label, int repo_id) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  if (__builtin_expect(WantStack(EventType::kRegionLeave), 0)) {
+    MaybeRecordStack(ts, EventType::kRegionLeave);
+  }
+  RegionEvent(ts, EventType::kRegionLeave,
+              SiteIndexForCallsite(site, file, line, category, label, repo_id), false, {}, 0);
+  EndEvent(ts);
+}
+
+void tw_region_enter_printf_va_fl(const char* file, int line, const char* category,
+                                  const char* label, int repo_id, const char* fmt, va_list ap) {
+  RegionPrintf(EventType::kRegionEnter, file, line, category, label, repo_id, fmt, ap);
+}
+
+void tw_region_leave_printf_va_fl(const char* file, int line, const char* category,
+                                  const char* label, int repo_id, const char* fmt, va_list ap) {
+  RegionPrintf(EventType::kRegionLeave, file, line, category, label, repo_id, fmt, ap);
+}
+
+void tw_region_enter_printf_fl(const char* file, int line, const char* category,
+                               const char* label, int repo_id, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  RegionPrintf(EventType::kRegionEnter, file, line, category, label, repo_id, fmt, ap);
+  va_end(ap);
+}
+
+void tw_region_leave_printf_fl(const char* file, int line, const char* category,
+                               const char* label, int repo_id, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  RegionPrintf(EventType::kRegionLeave, file, line, category, label, repo_id, fmt, ap);
+  va_end(ap);
+}
+
+void tw_data_string_fl(const char* file, int line, const char* category, int repo_id,
+                       const char* key, const char* value) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  MaybeRecordStack(ts, EventType::kData);
+  const uint64_t value_id = UniqueString(ts, value == nullptr ? "" : value);
+  WriteTimed(ts, EventType::kData, SiteFor(ts, file, line, category, key, repo_id), {value_id});
+  EndEvent(ts);
+}
+
+void tw_data_intmax_fl(const char* file, int line, const char* category, int repo_id,
+                       const char* key, intmax_t value) {
+  DataEvent(EventType::kDataInt, file, line, category, repo_id, key, ZigzagEncode(value));
+}
+
+void tw_data_intmax_site(struct tw_callsite* site, const char* file, int line,
+                         const char* category, int repo_id, const char* key, intmax_t value) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  if (__builtin_expect(WantStack(EventType::kDataInt), 0)) {
+    MaybeRecordStack(ts, EventType::kDataInt);
+  }
+  const uint64_t site_id =
+      GenSiteId(ts, SiteIndexForCallsite(site, file, line, category, key, repo_id));
+  WriteTimed(ts, EventType::kDataInt, site_id, {ZigzagEncode(value)});
+  EndEvent(ts);
+}
+
+void tw_data_json_fl(const char* file, int line, const char* category, int repo_id,
+                     const char* key, const char* json) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  MaybeRecordStack(ts, EventType::kDataJson);
+  const uint64_t json_id = UniqueString(ts, json == nullptr ? "null" : json);
+  WriteTimed(ts, EventType::kDataJson, SiteFor(ts, file, line, category, key, repo_id),
+             {json_id});
+  EndEvent(ts);
+}
+
+void tw_printf_va_fl(const char* file, int line, const char* fmt, va_list ap) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  MaybeRecordStack(ts, EventType::kPrintf);
+  const uint64_t msg_id = fmt == nullptr ? 0 : FormattedString(ts, fmt, ap);
+  WriteTimed(ts, EventType::kPrintf, SiteFor(ts, file, line), {msg_id});
+  EndEvent(ts);
+}
+
+void tw_printf_fl(const char* file, int line, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tw_printf_va_fl(file, line, fmt, ap);
+  va_end(ap);
+}
+
+int tw_timer_define(const char* category, const char* name, int per_thread) {
+  return DefineTimer(category, name, per_thread != 0);
+}
+
+void tw_timer_start(int timer_id) {
+  if (!tw_enabled_flag || timer_id < 0 || timer_id >= kMaxTimers) return;
+  ThreadState* ts = CurrentThread();
+  if (ts == nullptr) return;
+  TimerState& t = ts->timers[timer_id];
+  if (t.depth++ == 0) t.started = ReadTicks();
+}
+
+void tw_timer_stop(int timer_id) {
+  if (!tw_enabled_flag || timer_id < 0 || timer_id >= kMaxTimers) return;
+  ThreadState* ts = CurrentThread();
+  if (ts == nullptr) return;
+  TimerState& t = ts->timers[timer_id];
+  if (t.depth == 0 || --t.depth != 0) return;
+  const uint64_t now = ReadTicks();
+  const uint64_t elapsed = now > t.started ? now - t.started : 0;
+  t.min = t.intervals == 0 ? elapsed : std::min(t.min, elapsed);
+  t.max = std::max(t.max, elapsed);
+  t.total += elapsed;
+  ++t.intervals;
+}
+
+int tw_counter_define(const char* category, const char* name, int per_thread) {
+  return DefineCounter(category, name, per_thread != 0);
+}
+
+void tw_counter_add(int counter_id, uint64_t value) {
+  if (!tw_enabled_flag || counter_id < 0 || counter_id >= kMaxCounters) return;
+  ThreadState* ts = CurrentThread();
+  if (ts == nullptr) return;
+  ts->counters[counter_id] += value;
+  ts->counter_used[counter_id] = true;
+}
+
+}  // extern "C"

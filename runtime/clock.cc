@@ -1,0 +1,76 @@
+#include "runtime/clock.h"
+
+#include <cpuid.h>
+#include <cstdlib>
+#include <cstring>
+
+namespace tracewire::runtime {
+
+bool g_clock_is_tsc = false;
+
+namespace {
+
+bool g_clock_initialized = false;
+uint64_t g_origin_ticks = 0;
+uint64_t g_origin_mono = 0;
+int64_t g_last_utc_offset = 0;
+
+bool CpuHasInvariantTsc() {
+  unsigned eax, ebx, ecx, edx;
+  if (__get_cpuid(0x80000000, &eax, &ebx, &ecx, &edx) == 0 || eax < 0x80000007) return false;
+  __get_cpuid(0x80000007, &eax, &ebx, &ecx, &edx);
+  return (edx & (1u << 8)) != 0;  // invariant TSC
+}
+
+}  // namespace
+
+uint64_t MonotonicNanos() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + ts.tv_nsec;
+}
+
+void InitClock() {
+  if (g_clock_initialized) return;
+  const char* choice = getenv("TRACEWIRE_CLOCK");
+  const bool want_monotonic = choice != nullptr && strcmp(choice, "monotonic") == 0;
+  g_clock_is_tsc = !want_monotonic && CpuHasInvariantTsc();
+  g_origin_mono = MonotonicNanos();
+  g_origin_ticks = ReadTicks();
+  g_clock_initialized = true;
+}
+
+uint64_t TicksPerSecond() {
+  if (!g_clock_is_tsc) return 1'000'000'000u;
+  uint64_t mono = MonotonicNanos();
+  while (mono - g_origin_mono < 1'000'000u) mono = MonotonicNanos();  // >= 1 ms of data
+  const uint64_t ticks = ReadTicks();
+  const double rate = static_cast<double>(ticks - g_origin_ticks) * 1e9 /
+                      static_cast<double>(mono - g_origin_mono);
+  return static_cast<uint64_t>(rate + 0.5);
+}
+
+format::ClockSync TakeClockSync(bool signal_safe) {
+  format::ClockSync sync;
+  sync.freq = TicksPerSecond();
+  // Read the three clocks as close together as possible: bracket the wall clock read.
+  timespec wall;
+  const uint64_t mono_before = MonotonicNanos();
+  const uint64_t ticks = ReadTicks();
+  clock_gettime(CLOCK_REALTIME, &wall);
+  const uint64_t mono_after = MonotonicNanos();
+  sync.trace_time = ticks;
+  sync.mono_ns = mono_before + (mono_after - mono_before) / 2;
+  sync.wall_sec = wall.tv_sec;
+  sync.wall_nsec = wall.tv_nsec;
+  if (!signal_safe) {
+    tm local;
+    const time_t now = wall.tv_sec;
+    localtime_r(&now, &local);  // tm_gmtoff: seconds east of UTC
+    g_last_utc_offset = local.tm_gmtoff;
+  }
+  sync.utc_offset_sec = g_last_utc_offset;
+  return sync;
+}
+
+}  // namespace tracewire::runtime

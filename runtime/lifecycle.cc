@@ -1,0 +1,324 @@
+#include "runtime/lifecycle.h"
+
+#include <execinfo.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "runtime/emit.h"
+#include "runtime/session.h"
+#include "runtime/sid.h"
+
+volatile int tw_enabled_flag = 0;
+
+namespace tracewire::runtime {
+namespace {
+
+bool g_initialized = false;
+bool g_start_time_set = false;
+
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+                                 SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE};
+struct sigaction g_previous_actions[NSIG];
+
+bool ParseBool(const char* value, bool fallback) {
+  if (value == nullptr || *value == '\0') return fallback;
+  const std::string v = absl::AsciiStrToLower(value);
+  if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
+  if (v == "0" || v == "false" || v == "no" || v == "off") return false;
+  return fallback;
+}
+
+uint64_t ParseUint(const char* value, uint64_t fallback) {
+  uint64_t parsed;
+  if (value == nullptr || !absl::SimpleAtoi(value, &parsed) || parsed == 0) return fallback;
+  return parsed;
+}
+
+// Writes one event of `type` with no file on the calling thread (a "target-internal" site,
+// as git's atexit/signal/timer/counter events have).
+void EmitInternal(format::EventType type, const char* category, const char* label,
+                  std::initializer_list<uint64_t> rest) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  const uint64_t site = SiteFor(ts, nullptr, 0, category, label);
+  WriteTimed(ts, type, site, rest);
+  EndEvent(ts);
+}
+
+void EmitTimers(const TimerDefinition* defs, const TimerState* timers, int count, bool per_thread,
+                format::EventType type) {
+  for (int i = 0; i < count; ++i) {
+    if (per_thread && !defs[i].per_thread) continue;
+    const TimerState& t = timers[i];
+    if (t.intervals == 0) continue;
+    EmitInternal(type, defs[i].category.c_str(), defs[i].name.c_str(),
+                 {t.intervals, t.total, t.min, t.max});
+  }
+}
+
+void EmitCounters(const TimerDefinition* defs, const uint64_t* values, const bool* used,
+                  int count, bool per_thread, format::EventType type) {
+  for (int i = 0; i < count; ++i) {
+    if (per_thread && !defs[i].per_thread) continue;
+    if (!used[i]) continue;
+    EmitInternal(type, defs[i].category.c_str(), defs[i].name.c_str(), {values[i]});
+  }
+}
+
+// Adds the calling thread's timers and counters to the process totals.
+void MergeThreadFigures(Session& s, ThreadState* ts) {
+  std::lock_guard<std::mutex> lock(s.timers_mu);
+  for (int i = 0; i < s.num_timers; ++i) {
+    const TimerState& t = ts->timers[i];
+    if (t.intervals == 0) continue;
+    TimerState& total = s.timer_totals[i];
+    total.min = total.intervals == 0 ? t.min : std::min(total.min, t.min);
+    total.max = std::max(total.max, t.max);
+    total.intervals += t.intervals;
+    total.total += t.total;
+  }
+  for (int i = 0; i < s.num_counters; ++i) {
+    if (!ts->counter_used[i]) continue;
+    s.counter_totals[i] += ts->counters[i];
+    s.counter_used[i] = true;
+  }
+}
+
+// Emits the thread's own th_timer/th_counter events (git: before thread_exit, or for
+// main at atexit) and merges its figures into the process totals.
+void FinishThreadFigures(Session& s, ThreadState* ts) {
+  int timers, counters;
+  {
+    std::lock_guard<std::mutex> lock(s.timers_mu);
+    timers = s.num_timers;
+    counters = s.num_counters;
+  }
+  EmitTimers(s.timer_defs, ts->timers, timers, true, format::EventType::kThTimer);
+  EmitCounters(s.counter_defs, ts->counters, ts->counter_used, counters, true,
+               format::EventType::kThCounter);
+  MergeThreadFigures(s, ts);
+}
+
+void AtExitHandler() {
+  Session& s = GetSession();
+  if (!tw_enabled_flag || s.forked_child) return;
+  ThreadState* ts = PeekCurrentThread();
+  if (ts != nullptr) {
+    FinishThreadFigures(s, ts);
+    // git unwinds the main thread's open regions silently before atexit.
+    ts->regions.clear();
+    ts->msg_arena.clear();
+  }
+  EmitTimers(s.timer_defs, s.timer_totals, s.num_timers, false, format::EventType::kTimer);
+  EmitCounters(s.counter_defs, s.counter_totals, s.counter_used, s.num_counters, false,
+               format::EventType::kCounter);
+  EmitInternal(format::EventType::kAtexit, nullptr, nullptr,
+               {format::ZigzagEncode(s.exit_code)});
+  StopAdvancer(s);
+  AdvanceGeneration(/*final=*/true);
+  tw_enabled_flag = 0;
+  s.destination.Close();
+}
+
+void ForkChild() {
+  // The child must not write the parent's buffers: it stops tracing and drops them.
+  GetSession().forked_child = true;
+  g_gen_word.store(kClosed);
+  tw_enabled_flag = 0;
+}
+
+void FatalSignalHandler(int signo) {
+  EmergencyFlush(signo);
+  sigaction(signo, &g_previous_actions[signo], nullptr);
+  raise(signo);
+}
+
+void InstallSignalHandlers() {
+  for (int signo : kFatalSignals) {
+    struct sigaction current;
+    if (sigaction(signo, nullptr, &current) != 0) continue;
+    // Only take over default dispositions: never replace a program's own handler or an
+    // ignored signal.
+    if (current.sa_handler != SIG_DFL || (current.sa_flags & SA_SIGINFO) != 0) continue;
+    g_previous_actions[signo] = current;
+    struct sigaction action {};
+    action.sa_handler = FatalSignalHandler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND | SA_NODEFER;
+    sigaction(signo, &action, nullptr);
+  }
+}
+
+}  // namespace
+
+tw_settings SettingsFromEnvironment() {
+  tw_settings settings{};
+  settings.target = getenv("TRACEWIRE");
+  settings.app_version = getenv("TRACEWIRE_APP_VERSION");
+  settings.generation_ms = ParseUint(getenv("TRACEWIRE_GENERATION_MS"), 0);
+  settings.generation_bytes = ParseUint(getenv("TRACEWIRE_GENERATION_BYTES"), 0);
+  settings.compress = ParseBool(getenv("TRACEWIRE_COMPRESS"), false);
+  settings.no_redact = !ParseBool(getenv("TRACEWIRE_REDACT"), true);
+  settings.stack_events = getenv("TRACEWIRE_STACKS");
+  settings.max_files = static_cast<int>(ParseUint(getenv("TRACEWIRE_MAX_FILES"), 0));
+  return settings;
+}
+
+int Initialize(const tw_settings& settings, const char* file, int line, bool from_environment) {
+  Session& s = GetSession();
+  InitClock();
+  if (!g_start_time_set) {
+    s.start_time = ReadTicks();
+    g_start_time_set = true;
+  }
+  if (g_initialized) return tw_enabled_flag ? 0 : -1;
+  g_initialized = true;
+
+  const char* value = settings.target == nullptr ? "" : settings.target;
+  absl::StatusOr<TargetSpec> target = ParseTarget(value);
+  if (!target.ok()) {
+    fprintf(stderr, "warning: tracewire: unknown value for '%s': '%s'\n",
+            from_environment ? "TRACEWIRE" : "target", value);
+    return -1;
+  }
+  if (target->kind == TargetSpec::Kind::kDisabled) return -1;
+
+  char hostname[256] = {};
+  if (gethostname(hostname, sizeof(hostname) - 1) != 0) hostname[0] = '\0';
+  s.pid = getpid();
+  const std::string own = OwnSidComponent(absl::Now(), hostname, static_cast<unsigned>(s.pid));
+  const char* parent = getenv("TRACEWIRE_PARENT_SID");
+  s.sid = FullSid(parent == nullptr ? "" : parent, own);
+
+  bool too_many_files = false;
+  if (absl::Status status = s.destination.Open(*target, own, settings.max_files, &too_many_files);
+      !status.ok()) {
+    const char* debug = getenv("TRACEWIRE_DST_DEBUG");
+    if (debug != nullptr && atoi(debug) > 0) {
+      fprintf(stderr, "warning: tracewire: could not open '%s': %s\n", value,
+              std::string(status.message()).c_str());
+    }
+    return -1;
+  }
+  setenv("TRACEWIRE_PARENT_SID", s.sid.c_str(), 1);
+
+  if (settings.generation_ms != 0) s.generation_ms = settings.generation_ms;
+  if (settings.generation_bytes != 0) s.generation_bytes = settings.generation_bytes;
+  s.compress = settings.compress != 0;
+  s.redact = settings.no_redact == 0;
+  if (settings.stack_events != nullptr) {
+    for (absl::string_view name : absl::StrSplit(settings.stack_events, ',', absl::SkipEmpty())) {
+      for (const format::EventSpec& spec : format::AllSpecs()) {
+        if (spec.timed && spec.name == absl::StripAsciiWhitespace(name)) {
+          const unsigned t = static_cast<unsigned>(spec.type);
+          g_stack_event_mask[t >> 6] |= uint64_t{1} << (t & 63);
+        }
+      }
+    }
+    void* warm[1];
+    backtrace(warm, 1);  // loads the unwinder now, not inside an event
+  }
+  g_need_fence =
+      syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0;
+
+  s.signal_site_index = s.site_registry.Intern(MakeSite(nullptr, 0, nullptr, nullptr, -1));
+  {
+    std::lock_guard<std::mutex> lock(s.tables_mu);
+    OpenGenerationLocked(s, 1);
+  }
+  g_gen_word.store(uint64_t{1} << 2, std::memory_order_release);
+  if (AttachThread("main", /*is_main=*/true, /*pending_status=*/true) == nullptr) return -1;
+  tw_enabled_flag = 1;
+
+  pthread_atfork(nullptr, nullptr, ForkChild);
+  atexit(AtExitHandler);
+  InstallSignalHandlers();
+  StartAdvancer(s);
+
+  const char* version = settings.app_version != nullptr ? settings.app_version : "0";
+  if (ThreadState* ts = BeginEvent()) {
+    const uint64_t site = SiteFor(ts, file, line);
+    const uint64_t exe = UniqueString(ts, version);
+    WriteTimed(ts, format::EventType::kVersion, site, {exe});
+    if (too_many_files) WriteTimed(ts, format::EventType::kTooManyFiles, site, {});
+    EndEvent(ts);
+  }
+  return 0;
+}
+
+void DetachCurrentThread(bool emit_exit_events, const char* file, int line) {
+  Session& s = GetSession();
+  ThreadState* ts = PeekCurrentThread();
+  if (ts == nullptr) return;
+  if (emit_exit_events) {
+    FinishThreadFigures(s, ts);
+    ts->regions.clear();  // git unwinds the thread's regions silently
+    ts->msg_arena.clear();
+    if (ThreadState* e = BeginEvent()) {
+      WriteTimed(e, format::EventType::kThreadExit, SiteFor(e, file, line), {});
+      EndEvent(e);
+    }
+  } else {
+    MergeThreadFigures(s, ts);
+  }
+  {
+    std::lock_guard<std::mutex> registry_lock(s.registry_mu);
+    if ((g_gen_word.load() & kClosed) == 0) {
+      std::lock_guard<std::mutex> output_lock(s.output_mu);
+      // The batch belongs to the current generation: the advancer cannot run while we hold
+      // the registry lock, and it re-stated this thread at its last advance.
+      MoveThreadBuffersLocked(s, ts);
+    }
+    auto& threads = s.threads;
+    threads.erase(std::remove(threads.begin(), threads.end(), ts), threads.end());
+  }
+  ClearCurrentThread();
+  delete ts;
+}
+
+void SetCommandName(absl::string_view name, absl::string_view hierarchy) {
+  Session& s = GetSession();
+  std::lock_guard<std::mutex> lock(s.tables_mu);
+  s.cmd_name = std::string(name);
+  s.hierarchy = std::string(hierarchy);
+  s.has_cmd_name = true;
+}
+
+int DefineTimer(const char* category, const char* name, bool per_thread) {
+  Session& s = GetSession();
+  std::lock_guard<std::mutex> lock(s.timers_mu);
+  if (s.num_timers >= kMaxTimers) return -1;
+  s.timer_defs[s.num_timers] = {category == nullptr ? "" : category, name == nullptr ? "" : name,
+                                per_thread};
+  return s.num_timers++;
+}
+
+int DefineCounter(const char* category, const char* name, bool per_thread) {
+  Session& s = GetSession();
+  std::lock_guard<std::mutex> lock(s.timers_mu);
+  if (s.num_counters >= kMaxCounters) return -1;
+  s.counter_defs[s.num_counters] = {category == nullptr ? "" : category,
+                                    name == nullptr ? "" : name, per_thread};
+  return s.num_counters++;
+}
+
+void MarkStartTime() {
+  if (g_start_time_set) return;
+  InitClock();
+  GetSession().start_time = ReadTicks();
+  g_start_time_set = true;
+}
+
+}  // namespace tracewire::runtime

@@ -1,0 +1,22 @@
+// Process lifecycle of the runtime: initialization from settings, exit, fork, fatal
+// signals, thread detach, and the timer/counter registry.
+#ifndef TRACEWIRE_RUNTIME_LIFECYCLE_H_
+#define TRACEWIRE_RUNTIME_LIFECYCLE_H_
+
+#include "runtime/tracewire.h"
+
+namespace tracewire::runtime {
+
+// Enables tracing with `settings` (target required). `file`/`line` are the version
+// event's site. Returns 0 on success, -1 if the target is invalid or cannot be opened.
+int Initialize(const tw_settings& settings, const char* file, int line, bool warn_name_env);
+
+// Records the process start time (t_abs origin) if not yet recorded.
+void MarkStartTime();
+
+// Reads the TRACEWIRE_* environment into settings (strings point into the environment).
+tw_settings SettingsFromEnvironment();
+
+}  // namespace tracewire::runtime
+
+#endif  // TRACEWIRE_RUNTIME_LIFECYCLE_H_

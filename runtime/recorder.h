@@ -1,0 +1,220 @@
+// The recorder: per-thread batches, per-generation tables, the generation advance, and
+// the output path. Internal to the runtime; the public API is tracewire.h.
+//
+// Concurrency protocol (docs/api.md "How recording works"):
+// - Each thread writes events into its own ThreadState without locks. While writing it
+//   holds `in_event` = 1 (a plain store; an asymmetric fence, membarrier(2), on the advancing
+//   side makes this safe without a fence per event).
+// - g_gen_word = generation << 2 | kAdvancing | kClosed. A thread whose cached word differs
+//   takes the slow path: it waits while an advance runs, and drops events once closed.
+// - The advancer sets kAdvancing, fences, waits until no thread is inside an event, then
+//   owns every ThreadState: it moves their batches into the finished generation, re-states
+//   each live thread (thread_status, region_active) in the new one, clears kAdvancing, and
+//   compresses/writes the finished generation with the threads running again.
+#ifndef TRACEWIRE_RUNTIME_RECORDER_H_
+#define TRACEWIRE_RUNTIME_RECORDER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "format/constants.h"
+#include "format/event_spec.h"
+#include "format/varint.h"
+#include "runtime/clock.h"
+#include "runtime/site_cache.h"
+#include "runtime/tracewire.h"
+
+namespace tracewire::runtime {
+
+inline constexpr uint64_t kAdvancing = 1;
+inline constexpr uint64_t kClosed = 2;
+inline constexpr size_t kMaxEventSize = 1 + format::kMaxArgs * format::kMaxVarintSize;
+inline constexpr size_t kBodyCapacity = format::kMaxBatchSize - format::kMaxBatchHeaderSize;
+inline constexpr size_t kStringCapacity = format::kMaxBatchSize - (1 + 2 * format::kMaxVarintSize);
+inline constexpr int kMaxTimers = 64;
+inline constexpr int kMaxCounters = 64;
+
+extern std::atomic<uint64_t> g_gen_word;
+extern bool g_need_fence;
+
+// An open region of a thread: its site index and message (in the thread's msg arena).
+struct RegionFrame {
+  uint32_t site_index;
+  bool has_msg;
+  uint32_t msg_offset;
+  uint32_t msg_length;
+  uint64_t enter_time;
+};
+
+// Stopwatch state of one timer in one thread.
+struct TimerState {
+  uint64_t started = 0;
+  uint32_t depth = 0;  // nested starts; only the outermost start/stop pair counts
+  uint64_t intervals = 0;
+  uint64_t total = 0;
+  uint64_t min = 0;
+  uint64_t max = 0;
+};
+
+// Everything one thread records into. Owned by the recorder's thread list.
+struct ThreadState {
+  // Hot fields first.
+  std::atomic<uint32_t> in_event{0};
+  uint64_t gen_word = 0;  // g_gen_word value this state is current for
+  uint8_t* pos = nullptr;
+  uint8_t* limit = nullptr;  // flush before writing an event when pos > limit
+  uint64_t last_time = 0;
+  uint64_t gen = 0;
+  uint64_t base_time = 0;
+  uint64_t next_string_id = 0;   // per-thread block of string IDs
+  uint64_t string_id_limit = 0;
+  uint64_t thread_id = 0;
+  bool is_main = false;
+  bool named = false;
+  uint64_t start_time = 0;
+  std::string name;
+  std::vector<RegionFrame> regions;
+  std::string msg_arena;
+  bool pending_status = false;  // thread_status not yet written for this thread
+  uint8_t* restate_end = nullptr;  // pos right after the generation's re-statement
+  uint64_t batches_flushed = 0;    // batches moved into the current generation
+  // String records waiting for a string_batch; committed bytes end at strings_size.
+  std::atomic<size_t> strings_size{0};
+  std::string scratch;  // reusable formatting buffer
+  SiteContentCache site_cache;  // content-keyed site lookups (strings that may change)
+  TimerState timers[kMaxTimers];
+  uint64_t counters[kMaxCounters] = {};
+  bool counter_used[kMaxCounters] = {};
+  uint8_t body[kBodyCapacity];
+  uint8_t strings[kStringCapacity];
+};
+
+// The calling thread's state, attaching it (as "thNN:unknown") on first use. Returns
+// nullptr if tracing is off or the thread cannot be attached.
+ThreadState* CurrentThread();
+
+// The calling thread's state without attaching it (nullptr if none).
+ThreadState* PeekCurrentThread();
+// Forgets the calling thread's state (after DetachCurrentThread).
+void ClearCurrentThread();
+
+// Attaches the calling thread with `name` ("main" for the main thread, else the base name
+// of "thNN:<name>"). With `pending_status` its first event is preceded by thread_status.
+ThreadState* AttachThread(absl::string_view name, bool is_main, bool pending_status);
+
+// Slow path of BeginEvent: the generation changed or tracing closed. Returns false to drop.
+bool CatchUpGeneration(ThreadState* ts);
+
+// Moves a full batch into the generation (slow path, takes the output mutex).
+void FlushBatch(ThreadState* ts);
+
+// Starts writing an event on the calling thread; nullptr means drop it.
+inline ThreadState* BeginEvent() {
+  ThreadState* ts = CurrentThread();
+  if (ts == nullptr) return nullptr;
+  if (ts->in_event.load(std::memory_order_relaxed) != 0) return nullptr;  // signal re-entry
+  ts->in_event.store(1, std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (__builtin_expect(g_need_fence, 0)) std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (__builtin_expect(g_gen_word.load(std::memory_order_relaxed) != ts->gen_word, 0)) {
+    if (!CatchUpGeneration(ts)) {
+      ts->in_event.store(0, std::memory_order_release);
+      return nullptr;
+    }
+  }
+  if (__builtin_expect(ts->pos > ts->limit, 0)) FlushBatch(ts);
+  return ts;
+}
+
+// Ends the event started by BeginEvent.
+inline void EndEvent(ThreadState* ts) { ts->in_event.store(0, std::memory_order_release); }
+
+// Reads the clock and returns the delta from the thread's previous event (>= 1).
+inline uint64_t StampEvent(ThreadState* ts, uint64_t* now_out) {
+  uint64_t now = ReadTicks();
+  if (__builtin_expect(now <= ts->last_time, 0)) now = ts->last_time + 1;
+  const uint64_t dt = now - ts->last_time;
+  ts->last_time = now;
+  *now_out = now;
+  return dt;
+}
+
+// Appends one event (type byte and varints) at ts->pos. Requires BeginEvent.
+inline void WriteEvent(ThreadState* ts, format::EventType type,
+                       std::initializer_list<uint64_t> args) {
+  uint8_t* p = ts->pos;
+  *p++ = static_cast<uint8_t>(type);
+  for (uint64_t arg : args) p = format::PutUvarint(p, arg);
+  ts->pos = p;
+}
+
+// The site ID of registry entry `index` in the thread's generation (interning on a miss).
+uint64_t GenSiteId(ThreadState* ts, uint32_t index);
+
+// Site index for C arguments whose strings may change after the call (content-keyed).
+uint32_t SiteIndexForContent(ThreadState* ts, const char* file, int line, const char* category,
+                             const char* label, int repo_id);
+
+// Site index through a literal call site's cache.
+uint32_t SiteIndexForCallsite(tw_callsite* callsite, const char* file, int line,
+                              const char* category, const char* label, int repo_id);
+
+// Records `value` as a new string of the thread's generation; returns its ID.
+uint64_t UniqueString(ThreadState* ts, absl::string_view value);
+
+// Interns `value` in the generation's shared string table; returns its ID.
+uint64_t InternString(ThreadState* ts, absl::string_view value);
+
+// Captures and records a stack for events of `type` when enabled by TRACEWIRE_STACKS;
+// writes a stack_ref event before the event. Requires BeginEvent.
+void MaybeRecordStack(ThreadState* ts, format::EventType type);
+
+// Whether stacks are captured for `type` (cheap check).
+extern uint64_t g_stack_event_mask[4];
+inline bool WantStack(format::EventType type) {
+  const unsigned t = static_cast<unsigned>(type);
+  return (g_stack_event_mask[t >> 6] >> (t & 63)) & 1;
+}
+
+// Session-wide operations (recorder.cc).
+struct Session;
+Session& GetSession();
+
+// Interns what every generation needs before any event (the sid, the signal site).
+// Requires tables_mu.
+void OpenGenerationLocked(Session& s, uint64_t gen);
+
+// Closes the current generation and writes it; with `final`, tracing stops afterwards.
+void AdvanceGeneration(bool final);
+
+// Called from fatal signal handlers: records `signal` and writes what is buffered.
+void EmergencyFlush(int signo);
+
+// Records the exit code for the atexit event.
+void SetExitCode(int code);
+
+// Thread naming and lifecycle.
+void NameCurrentThread(ThreadState* ts, absl::string_view base_name);
+void DetachCurrentThread(bool emit_exit_events, const char* file, int line);
+
+// Process identity updates (cmd_name) re-stated in process_info.
+void SetCommandName(absl::string_view name, absl::string_view hierarchy);
+
+// Timers and counters (recorder.cc).
+int DefineTimer(const char* category, const char* name, bool per_thread);
+int DefineCounter(const char* category, const char* name, bool per_thread);
+
+// Next ids handed out by the runtime.
+int NextChildId();
+int NextExecId();
+int NextRepoId();
+
+// Whether argv/def_param values are redacted.
+bool RedactionEnabled();
+
+}  // namespace tracewire::runtime
+
+#endif  // TRACEWIRE_RUNTIME_RECORDER_H_

@@ -1,0 +1,58 @@
+#include "runtime/site_registry.h"
+
+namespace tracewire::runtime {
+
+format::Site MakeSite(const char* file, int line, const char* category, const char* label,
+                      int repo_id) {
+  format::Site site;
+  if (file != nullptr) site.file = file;
+  site.line = line < 0 ? 0 : static_cast<uint64_t>(line);
+  if (category != nullptr) site.category = category;
+  if (label != nullptr) site.label = label;
+  site.repo = repo_id < 0 ? 0 : static_cast<uint64_t>(repo_id) + 1;
+  return site;
+}
+
+uint32_t SiteRegistry::Intern(const format::Site& site) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = index_.find(site);
+  if (it != index_.end()) return it->second;
+  if (size_ >= kChunkSize * kMaxChunks) return UINT32_MAX;
+  const uint32_t index = size_++;
+  const uint32_t chunk = index >> kChunkBits;
+  if (chunks_[chunk].load(std::memory_order_relaxed) == nullptr) {
+    chunks_[chunk].store(new SiteEntry[kChunkSize], std::memory_order_release);
+  }
+  chunks_[chunk].load(std::memory_order_relaxed)[index & (kChunkSize - 1)].site = site;
+  index_.emplace(site, index);
+  return index;
+}
+
+}  // namespace tracewire::runtime
+
+#include "runtime/site_cache.h"
+
+namespace tracewire::runtime {
+
+SiteView ViewOfArgs(const char* file, int line, const char* category, const char* label,
+                    int repo_id) {
+  SiteView v;
+  if (file != nullptr) v.file = file, v.has_file = true;
+  if (category != nullptr) v.category = category, v.has_category = true;
+  if (label != nullptr) v.label = label, v.has_label = true;
+  v.line = line < 0 ? 0 : static_cast<uint64_t>(line);
+  v.repo = repo_id < 0 ? 0 : static_cast<uint64_t>(repo_id) + 1;
+  return v;
+}
+
+SiteView ViewOfSite(const format::Site& site) {
+  SiteView v;
+  if (site.file) v.file = *site.file, v.has_file = true;
+  if (site.category) v.category = *site.category, v.has_category = true;
+  if (site.label) v.label = *site.label, v.has_label = true;
+  v.line = site.line;
+  v.repo = site.repo;
+  return v;
+}
+
+}  // namespace tracewire::runtime

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages tracewire builds and tests with, if any is missing.
+# Needs root (or sudo) only when something must be installed.
+set -euo pipefail
+
+packages=(
+  bazel-bootstrap   # Bazel 4.2.3, WORKSPACE mode, offline
+  g++ pkg-config
+  libabsl-dev libzstd-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
+  nlohmann-json3-dev
+  git               # interoperability tests compare with real git
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+  exit 0
+fi
+
+echo "tracewire: installing missing Debian packages: ${missing[*]}" >&2
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+  sudo_cmd=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
