@@ -1,6 +1,7 @@
 #include "format/raw_decoder.h"
 
 #include "absl/base/optimization.h"
+#include "absl/numeric/int128.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "format/varint.h"
@@ -132,7 +133,8 @@ absl::StatusOr<bool> RecordDecoder::Next(RawEvent* event) {
       return absl::DataLossError(absl::StrFormat(
           "byte offset %d: %s of %d bytes (header %d + body %d) exceeds the maximum batch size "
           "%d",
-          record_offset, event->Name(), header_size + length, header_size, length, kMaxBatchSize));
+          record_offset, event->Name(), absl::uint128(header_size) + length, header_size, length,
+          kMaxBatchSize));
     }
     if (length > static_cast<uint64_t>(end_ - pos_)) {
       const uint64_t left = end_ - pos_;
