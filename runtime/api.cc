@@ -49,8 +49,9 @@ uint64_t FormattedString(ThreadState* ts, const char* fmt, va_list ap) {
 namespace {
 
 // Region enter/leave common path. `msg_id` is 0 for no message; `msg` is its text.
-void RegionEvent(ThreadState* ts, EventType type, uint32_t site_index, bool has_msg,
-                 absl::string_view msg, uint64_t msg_id) {
+inline __attribute__((always_inline)) void RegionEvent(ThreadState* ts, EventType type,
+                                                       uint32_t site_index, bool has_msg,
+                                                       absl::string_view msg, uint64_t msg_id) {
   const uint64_t site = GenSiteId(ts, site_index);
   uint64_t now;
   const uint64_t dt = StampEvent(ts, &now);
@@ -61,12 +62,15 @@ void RegionEvent(ThreadState* ts, EventType type, uint32_t site_index, bool has_
   p = format::PutUvarint(p, msg_id);
   ts->pos = p;
   if (type == EventType::kRegionEnter) {
-    RegionFrame frame{site_index, has_msg, static_cast<uint32_t>(ts->msg_arena.size()),
-                      static_cast<uint32_t>(msg.size()), now};
-    if (has_msg) ts->msg_arena.append(msg.data(), msg.size());
-    ts->regions.push_back(frame);
+    uint32_t msg_offset = 0;
+    if (has_msg) {
+      msg_offset = static_cast<uint32_t>(ts->msg_arena.size());
+      ts->msg_arena.append(msg.data(), msg.size());
+    }
+    ts->regions.push_back(
+        RegionFrame{site_index, has_msg, msg_offset, static_cast<uint32_t>(msg.size()), now});
   } else if (!ts->regions.empty()) {
-    ts->msg_arena.resize(ts->regions.back().msg_offset);
+    if (ts->regions.back().has_msg) ts->msg_arena.resize(ts->regions.back().msg_offset);
     ts->regions.pop_back();
   }
 }

@@ -37,14 +37,19 @@ using format::EventType;
 
 }  // namespace
 
-Session& GetSession() {
-  static Session* session = new Session;  // never destroyed: threads may outlive exit
-  return *session;
-}
+thread_local ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
+
+namespace {
+// Never destroyed: threads may still record while the process exits.
+Session* const g_session = new Session;
+}  // namespace
+
+SiteRegistry* g_site_registry = &g_session->site_registry;
+
+Session& GetSession() { return *g_session; }
 
 namespace {
 
-thread_local ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
 // Detaches the thread (without events) when it ends without tw_thread_exit.
 struct ThreadGuard {
@@ -396,9 +401,7 @@ void StopAdvancer(Session& s) {
   if (s.advancer.joinable()) s.advancer.join();
 }
 
-ThreadState* CurrentThread() {
-  ThreadState* ts = t_state;
-  if (__builtin_expect(ts != nullptr, 1)) return ts;
+ThreadState* AttachUnknownThread() {
   if ((g_gen_word.load(std::memory_order_relaxed) & kClosed) != 0) return nullptr;
   return AttachThread("unknown", false, true);
 }
@@ -431,13 +434,8 @@ void FlushBatch(ThreadState* ts) {
   MaybeRequestAdvance(s);
 }
 
-uint64_t GenSiteId(ThreadState* ts, uint32_t index) {
+uint64_t GenSiteIdSlow(ThreadState* ts, uint32_t index) {
   Session& s = GetSession();
-  SiteEntry& entry = s.site_registry.Get(index);
-  const uint64_t word = entry.gen_id.load(std::memory_order_acquire);
-  if (__builtin_expect(word != 0 && (word >> 32) == (ts->gen & 0xffffffffu), 1)) {
-    return word & 0xffffffffu;
-  }
   std::lock_guard<std::mutex> lock(s.tables_mu);
   return GenSiteIdLocked(s, ts->gen, index);
 }
@@ -454,13 +452,9 @@ uint32_t SiteIndexForContent(ThreadState* ts, const char* file, int line, const 
   return index;
 }
 
-uint32_t SiteIndexForCallsite(tw_callsite* callsite, const char* file, int line,
-                              const char* category, const char* label, int repo_id) {
+uint32_t SiteIndexForCallsiteSlow(tw_callsite* callsite, const char* file, int line,
+                                  const char* category, const char* label, int repo_id) {
   const uint64_t repo_tag = repo_id < 0 ? 0 : static_cast<uint64_t>(repo_id) + 1;
-  const uint64_t word = __atomic_load_n(&callsite->word, __ATOMIC_ACQUIRE);
-  if (__builtin_expect(word != 0 && (word >> 32) == repo_tag, 1)) {
-    return static_cast<uint32_t>(word) - 1;
-  }
   const uint32_t index =
       GetSession().site_registry.Intern(MakeSite(file, line, category, label, repo_id));
   if (repo_tag <= 0xffffffffu) {

@@ -25,6 +25,7 @@
 #include "format/varint.h"
 #include "runtime/clock.h"
 #include "runtime/site_cache.h"
+#include "runtime/site_registry.h"
 #include "runtime/tracewire.h"
 
 namespace tracewire::runtime {
@@ -92,9 +93,19 @@ struct ThreadState {
   uint8_t strings[kStringCapacity];
 };
 
+// The calling thread's state (nullptr until attached).
+extern thread_local ThreadState* t_state __attribute__((tls_model("initial-exec")));
+
+// Slow path of CurrentThread: attaches the thread as "thNN:unknown".
+ThreadState* AttachUnknownThread() __attribute__((noinline));
+
 // The calling thread's state, attaching it (as "thNN:unknown") on first use. Returns
 // nullptr if tracing is off or the thread cannot be attached.
-ThreadState* CurrentThread();
+inline ThreadState* CurrentThread() {
+  ThreadState* ts = t_state;
+  if (__builtin_expect(ts != nullptr, 1)) return ts;
+  return AttachUnknownThread();
+}
 
 // The calling thread's state without attaching it (nullptr if none).
 ThreadState* PeekCurrentThread();
@@ -151,16 +162,41 @@ inline void WriteEvent(ThreadState* ts, format::EventType type,
   ts->pos = p;
 }
 
-// The site ID of registry entry `index` in the thread's generation (interning on a miss).
-uint64_t GenSiteId(ThreadState* ts, uint32_t index);
+// The site registry (process lifetime); set before tracing is enabled.
+class SiteRegistry;
+extern SiteRegistry* g_site_registry;
+
+// Slow path of GenSiteId: assigns the site an ID in the thread's generation.
+uint64_t GenSiteIdSlow(ThreadState* ts, uint32_t index) __attribute__((noinline));
+
+// Slow path of SiteIndexForCallsite: registers the site and fills the cache.
+uint32_t SiteIndexForCallsiteSlow(tw_callsite* callsite, const char* file, int line,
+                                  const char* category, const char* label, int repo_id)
+    __attribute__((noinline));
 
 // Site index for C arguments whose strings may change after the call (content-keyed).
 uint32_t SiteIndexForContent(ThreadState* ts, const char* file, int line, const char* category,
                              const char* label, int repo_id);
 
 // Site index through a literal call site's cache.
-uint32_t SiteIndexForCallsite(tw_callsite* callsite, const char* file, int line,
-                              const char* category, const char* label, int repo_id);
+inline uint32_t SiteIndexForCallsite(tw_callsite* callsite, const char* file, int line,
+                                     const char* category, const char* label, int repo_id) {
+  const uint64_t repo_tag = repo_id < 0 ? 0 : static_cast<uint64_t>(repo_id) + 1;
+  const uint64_t word = __atomic_load_n(&callsite->word, __ATOMIC_ACQUIRE);
+  if (__builtin_expect(word != 0 && (word >> 32) == repo_tag, 1)) {
+    return static_cast<uint32_t>(word) - 1;
+  }
+  return SiteIndexForCallsiteSlow(callsite, file, line, category, label, repo_id);
+}
+
+// The site ID of registry entry `index` in the thread's generation (interning on a miss).
+inline uint64_t GenSiteId(ThreadState* ts, uint32_t index) {
+  const uint64_t word = g_site_registry->Get(index).gen_id.load(std::memory_order_acquire);
+  if (__builtin_expect(word != 0 && (word >> 32) == (ts->gen & 0xffffffffu), 1)) {
+    return word & 0xffffffffu;
+  }
+  return GenSiteIdSlow(ts, index);
+}
 
 // Records `value` as a new string of the thread's generation; returns its ID.
 uint64_t UniqueString(ThreadState* ts, absl::string_view value);
