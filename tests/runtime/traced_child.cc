@@ -1,0 +1,63 @@
+#include "tests/runtime/traced_child.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace tracewire::testing {
+
+std::string MakeTempDir(const std::string& name) {
+  const char* base = getenv("TEST_TMPDIR");
+  std::string dir = std::string(base != nullptr ? base : "/tmp") + "/" + name + "." +
+                    std::to_string(getpid()) + "." + std::to_string(rand());
+  mkdir(dir.c_str(), 0755);
+  return dir;
+}
+
+int RunInChild(const std::map<std::string, std::string>& env, const std::function<int()>& body) {
+  fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    for (const auto& [key, value] : env) {
+      if (value.empty()) {
+        unsetenv(key.c_str());
+      } else {
+        setenv(key.c_str(), value.c_str(), 1);
+      }
+    }
+    exit(body());
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+std::string OnlyFileIn(const std::string& dir) {
+  std::vector<std::string> files;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* entry = readdir(d)) {
+      const std::string name = entry->d_name;
+      if (name != "." && name != "..") files.push_back(dir + "/" + name);
+    }
+    closedir(d);
+  }
+  EXPECT_EQ(files.size(), 1u) << "in " << dir;
+  return files.empty() ? "" : files[0];
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream buffer;
+  buffer << file.rdbuf();
+  return buffer.str();
+}
+
+}  // namespace tracewire::testing

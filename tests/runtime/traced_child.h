@@ -1,0 +1,27 @@
+// Test helper: runs a body of traced code in a forked child process (the runtime is a
+// per-process singleton), then lets the parent inspect the trace it wrote.
+#ifndef TRACEWIRE_TESTS_RUNTIME_TRACED_CHILD_H_
+#define TRACEWIRE_TESTS_RUNTIME_TRACED_CHILD_H_
+
+#include <functional>
+#include <map>
+#include <string>
+
+namespace tracewire::testing {
+
+// A fresh empty directory under TEST_TMPDIR (or /tmp).
+std::string MakeTempDir(const std::string& name);
+
+// Forks; the child sets `env` (empty value = unset), runs `body` and calls exit() with its
+// result, so the runtime's exit path runs. Returns the child's wait status.
+int RunInChild(const std::map<std::string, std::string>& env, const std::function<int()>& body);
+
+// The only regular file in `dir` (fails the test if there is not exactly one).
+std::string OnlyFileIn(const std::string& dir);
+
+// Reads a whole file.
+std::string ReadFile(const std::string& path);
+
+}  // namespace tracewire::testing
+
+#endif  // TRACEWIRE_TESTS_RUNTIME_TRACED_CHILD_H_
