@@ -4,8 +4,12 @@
 #include <cstdlib>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "format/constants.h"
 #include "format/file_header.h"
+#include "format/raw_decoder.h"
+#include "format/raw_event.h"
+#include "format/record_encoder.h"
 #include "format/varint.h"
 #include "reader/byte_source.h"
 
@@ -167,6 +171,72 @@ std::string DemoGen2(bool compress) {
 std::string DemoTrace(bool compress) { return Trace({DemoGen1(compress), DemoGen2(compress)}); }
 
 std::string DemoSuffix() { return Trace({DemoGen2(false)}); }
+
+std::string Rec(EventType type, std::initializer_list<uint64_t> args, absl::string_view data) {
+  std::string out;
+  const std::vector<uint64_t> all(args);
+  Check(format::AppendRecord(&out, type, all, data), "Rec");
+  return out;
+}
+
+std::string BatchFrame(uint64_t gen, uint64_t thread, uint64_t base_time, absl::string_view body) {
+  std::string out(1, static_cast<char>(EventType::kEventBatch));
+  format::AppendUvarint(&out, gen);
+  format::AppendUvarint(&out, thread);
+  format::AppendUvarint(&out, base_time);
+  format::AppendUvarint(&out, body.size());
+  out.append(body.data(), body.size());
+  return out;
+}
+
+std::vector<FrameAt> ScanFrames(absl::string_view bytes, uint64_t base) {
+  std::vector<FrameAt> frames;
+  format::RecordDecoder decoder(bytes, base, format::Scope::kFrame);
+  format::RawEvent raw;
+  while (true) {
+    absl::StatusOr<bool> next = decoder.Next(&raw);
+    Check(next.status(), "ScanFrames");
+    if (!*next) break;
+    frames.push_back({static_cast<EventType>(raw.type), raw.offset, raw.size, raw.body_offset});
+  }
+  return frames;
+}
+
+FrameAt FindFrame(absl::string_view trace, EventType type, int occurrence) {
+  for (const FrameAt& f :
+       ScanFrames(trace.substr(format::kFileHeaderSize), format::kFileHeaderSize)) {
+    if (f.type == type && occurrence-- == 0) return f;
+  }
+  std::fprintf(stderr, "FindFrame: no such frame\n");
+  std::abort();
+}
+
+uint64_t FindRecordOffset(absl::string_view trace, EventType type, int occurrence) {
+  format::RecordDecoder frames(trace.substr(format::kFileHeaderSize), format::kFileHeaderSize,
+                               format::Scope::kFrame);
+  format::RawEvent frame;
+  while (true) {
+    absl::StatusOr<bool> next = frames.Next(&frame);
+    if (!next.ok() || !*next) return ~uint64_t{0};
+    if (frame.type != static_cast<uint8_t>(EventType::kEventBatch)) continue;
+    format::RecordDecoder body(frame.body, frame.body_offset, format::Scope::kEventBody);
+    format::RawEvent raw;
+    while (true) {
+      absl::StatusOr<bool> record = body.Next(&raw);
+      if (!record.ok() || !*record) break;
+      if (raw.type == static_cast<uint8_t>(type) && occurrence-- == 0) return raw.offset;
+    }
+  }
+}
+
+std::string RemoveFrame(absl::string_view generation, EventType type) {
+  for (const FrameAt& f : ScanFrames(generation, 0)) {
+    if (f.type == type) {
+      return absl::StrCat(generation.substr(0, f.offset), generation.substr(f.offset + f.size));
+    }
+  }
+  return std::string(generation);
+}
 
 ReadResult ReadAll(absl::string_view bytes, reader::ReaderOptions options) {
   ReadResult result;

@@ -71,6 +71,35 @@ std::string DemoTrace(bool compress = false);
 // Generation 2 of DemoTrace alone, after a header: a standalone suffix.
 std::string DemoSuffix();
 
+// One encoded record (type byte, `args` with dt included, data trailer).
+std::string Rec(EventType type, std::initializer_list<uint64_t> args, absl::string_view data = {});
+
+// An event_batch frame holding `body`.
+std::string BatchFrame(uint64_t gen, uint64_t thread, uint64_t base_time, absl::string_view body);
+
+// A top-level frame found by ScanFrames: type, byte offset (in the scanned bytes, plus
+// `base`) and size.
+struct FrameAt {
+  EventType type;
+  uint64_t offset;
+  uint64_t size;
+  uint64_t body_offset;  // of a batch frame's body
+};
+
+// The frames of `bytes` (a trace after its header, or one encoded generation), whose first
+// byte is at offset `base`. Aborts on malformed input (test helper).
+std::vector<FrameAt> ScanFrames(absl::string_view bytes, uint64_t base);
+
+// The `occurrence`-th (0-based) frame of `type` in `trace` (header included).
+FrameAt FindFrame(absl::string_view trace, EventType type, int occurrence = 0);
+
+// Byte offset in `trace` (header included) of the `occurrence`-th (0-based) record of
+// `type` inside event batches, or ~0 if there is none. Uncompressed traces only.
+uint64_t FindRecordOffset(absl::string_view trace, EventType type, int occurrence = 0);
+
+// `generation` without its first frame of `type`.
+std::string RemoveFrame(absl::string_view generation, EventType type);
+
 // What reading a whole trace gave; stops at the first error.
 struct ReadResult {
   std::vector<std::string> debug;  // Event::DebugString() of each event
