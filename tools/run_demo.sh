@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The main job: builds tracewire, runs the traced demo workload and shows its trace
+# decoded. Installs missing Debian packages first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/install_deps.sh
+
+bazel build -c opt //tools:demo //tools:tracewire >&2
+bin=$(bazel info -c opt bazel-bin 2>/dev/null)
+out=$(mktemp -d /tmp/tracewire-demo.XXXXXX)
+
+echo "== running the demo with TRACEWIRE=$out (one trace file per process)" >&2
+TRACEWIRE="$out" "$bin/tools/demo" || true   # the demo ends with exit code 1 on purpose
+
+for trace in "$out"/*; do
+  echo "== $trace ($(stat -c %s "$trace") bytes)"
+  "$bin/tools/tracewire" dump "$trace"
+done
