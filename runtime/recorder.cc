@@ -101,12 +101,24 @@ void MaybeRequestAdvance(Session& s) {
   }
 }
 
+// A string longer than the format allows, cut to kMaxStringSize with an explicit marker
+// at its end saying how many bytes were dropped (never a silent truncation).
+std::string CutOversizeString(absl::string_view value) {
+  const std::string marker =
+      absl::StrFormat("...[tracewire: %d bytes cut, the limit is %d]", value.size(),
+                      format::kMaxStringSize);
+  std::string cut(value.substr(0, format::kMaxStringSize - marker.size()));
+  cut += marker;
+  return cut;
+}
+
 // Appends string records for `id` (string_part chunks, then string) to the thread's string
 // buffer. `output_locked` tells whether output_mu is already held (advancer).
 void AppendStringRecords(ThreadState* ts, uint64_t id, absl::string_view value,
                          bool output_locked) {
   Session& s = GetSession();
-  if (value.size() > format::kMaxStringSize) value = value.substr(0, format::kMaxStringSize);
+  std::string cut;
+  if (value.size() > format::kMaxStringSize) value = cut = CutOversizeString(value);
   bool last = false;
   while (!last) {
     const size_t chunk = std::min(value.size(), format::kMaxRecordDataSize);
@@ -157,7 +169,8 @@ uint64_t InternLocked(Session& s, uint64_t gen, absl::string_view value) {
   s.interned.emplace(std::string(value), id);
   std::string record;
   bool last = false;
-  if (value.size() > format::kMaxStringSize) value = value.substr(0, format::kMaxStringSize);
+  std::string cut;
+  if (value.size() > format::kMaxStringSize) value = cut = CutOversizeString(value);
   while (!last) {
     const size_t chunk = std::min(value.size(), format::kMaxRecordDataSize);
     last = chunk == value.size();
