@@ -17,7 +17,13 @@ bazel_status=${PIPESTATUS[0]}
 testlogs=$(bazel info bazel-testlogs 2>/dev/null)
 passed=0
 failed=0
-while IFS= read -r xml; do
+# Count the cases of the test targets of this run (cached ones included), read from their
+# test.xml; stale files of targets that did not run are ignored.
+targets=$(grep -oE '^//[^ ]+' /tmp/tracewire-test-output.$$ | sort -u)
+for target in $targets; do
+  path=${target#//}
+  xml="$testlogs/${path/://}/test.xml"
+  [ -f "$xml" ] || continue
   # GoogleTest writes <testsuites tests="T" failures="F" disabled="D" errors="E" ...>.
   line=$(grep -o '<testsuites [^>]*>' "$xml" | head -n 1)
   tests=$(sed -n 's/.* tests="\([0-9]*\)".*/\1/p' <<<"$line")
@@ -28,13 +34,20 @@ while IFS= read -r xml; do
   bad=$((failures + errors))
   passed=$((passed + tests - disabled - bad))
   failed=$((failed + bad))
-done < <(find -L "$testlogs" -name test.xml 2>/dev/null)
+done
 
-# A test target that failed without a failing case in its test.xml (a crash, a timeout)
-# still counts as one failure.
-crashed=$(grep -cE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|INCOMPLETE)' /tmp/tracewire-test-output.$$ || true)
+# A test target that failed without a failing case in its test.xml (a crash, a timeout, a
+# build failure) still counts as one failure.
+while read -r target; do
+  path=${target#//}
+  xml="$testlogs/${path/://}/test.xml"
+  if ! grep -qE '<testsuites [^>]*failures="[1-9]' "$xml" 2>/dev/null; then
+    failed=$((failed + 1))
+  fi
+done < <(grep -oE '^//[^ ]+ +(\(cached\) +)?(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FAILED TO BUILD)' \
+           /tmp/tracewire-test-output.$$ | grep -oE '^//[^ ]+')
 if [ "$bazel_status" -ne 0 ] && [ "$failed" -eq 0 ]; then
-  failed=$((crashed > 0 ? crashed : 1))
+  failed=1
 fi
 rm -f /tmp/tracewire-test-output.$$
 
