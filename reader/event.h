@@ -126,13 +126,15 @@ struct Event {
   absl::string_view alias;
   // ---- child_start, child_exit, child_ready ----
   uint64_t child_id = 0;
-  absl::string_view child_class;  // "hook", "?", "editor", ...
+  // The class string, or "git" (no class, a git command) or "?" (no class).
+  absl::string_view child_class;
   std::optional<absl::string_view> hook_name;
   std::optional<absl::string_view> cd;  // present iff a directory was set
   bool use_shell = false;
-  bool is_git_command = false;  // argv gets a leading "git" in the outputs
-  int64_t pid = 0;              // child_exit/child_ready (-1: spawn failed)
-  absl::string_view ready;      // child_ready: "ready", "timeout", "error"
+  // A git command: Trace2's argv is "git" followed by `argv` (which does not hold it).
+  bool is_git_command = false;
+  int64_t pid = 0;          // child_exit/child_ready (-1: spawn failed)
+  absl::string_view ready;  // child_ready: "ready", "timeout", "error"
   // ---- exec, exec_result ----
   uint64_t exec_id = 0;
   std::optional<absl::string_view> exec_exe;

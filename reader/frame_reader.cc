@@ -107,6 +107,30 @@ absl::StatusOr<bool> FrameReader::Next(RawGeneration* gen) {
       }
       continue;
     }
+    if (!cur_gen_.has_value() && static_cast<unsigned char>(buf_[pos]) == format::kFileMagic[0]) {
+      // A repeated file header between generations (the runtime writes one in front of
+      // every generation so that processes may append to one file).
+      if (len_ - pos < format::kFileHeaderSize && !eof_) {
+        absl::StatusOr<bool> more = Fill();
+        if (!more.ok()) return Prefixed(more.status(), Where());
+        continue;
+      }
+      absl::StatusOr<uint32_t> version =
+          format::ParseFileHeader(absl::string_view(buf_.get() + pos, len_ - pos));
+      if (!version.ok()) {
+        // Drop the header parser's own "byte offset N: " (relative to the header).
+        absl::string_view reason = version.status().message();
+        if (const size_t colon = reason.find(": "); colon != absl::string_view::npos) {
+          reason.remove_prefix(colon + 2);
+        }
+        return absl::Status(version.status().code(),
+                            absl::StrFormat("%s: byte offset %d: repeated file header: %s", Where(),
+                                            FileOffset(pos), reason));
+      }
+      pos += format::kFileHeaderSize;
+      complete_bytes_ = FileOffset(pos);
+      continue;
+    }
     format::RecordDecoder decoder(absl::string_view(buf_.get() + pos, len_ - pos), FileOffset(pos),
                                   format::Scope::kFrame);
     absl::StatusOr<bool> decoded = decoder.Next(&raw);
@@ -122,12 +146,6 @@ absl::StatusOr<bool> FrameReader::Next(RawGeneration* gen) {
     const uint64_t frame_gen = raw.args[GenArgIndex(type)];
     const uint64_t offset = FileOffset(pos);
     if (!cur_gen_.has_value()) {
-      if (prev_gen_.has_value() && frame_gen <= *prev_gen_) {
-        return absl::DataLossError(absl::StrFormat(
-            "%s: byte offset %d: %s of generation %d follows generation %d; generation "
-            "numbers must increase",
-            Where(), offset, raw.Name(), frame_gen, *prev_gen_));
-      }
       cur_gen_ = frame_gen;
       gen->gen = frame_gen;
       gen->file_offset = offset;

@@ -1,7 +1,9 @@
 // FrameReader: splits a trace byte stream into complete generations of top-level frames.
-// It checks the file header, frame syntax (through format::RecordDecoder), generation
-// numbering, interleaving and end_of_generation, and decompresses compressed_generation
-// frames. Memory is bounded by one generation plus one read chunk.
+// It checks the file header (and skips the repeated headers writers put between
+// generations), frame syntax (through format::RecordDecoder), that a generation's frames do
+// not interleave with another generation's and end with a matching end_of_generation, and
+// decompresses compressed_generation frames. Generation numbering is per process and is
+// checked by the GenerationDecoder. Memory is bounded by one generation plus one read chunk.
 #ifndef TRACEWIRE_READER_FRAME_READER_H_
 #define TRACEWIRE_READER_FRAME_READER_H_
 
@@ -64,7 +66,7 @@ class FrameReader {
   // Every message starts with the generation and byte offset it concerns.
   absl::StatusOr<bool> Next(RawGeneration* gen);
 
-  // Bytes of the header and of every generation Next returned successfully.
+  // Bytes of the headers and of every generation Next returned successfully.
   uint64_t complete_bytes() const { return complete_bytes_; }
 
   // After Next failed: timed-event records found in the event batches of the partial

@@ -100,8 +100,8 @@ absl::Time GenerationDecoder::WallTime(uint64_t ticks) const {
   return info_.clock.wall + absl::Nanoseconds(static_cast<int64_t>(std::clamp(wide, kMin, kMax)));
 }
 
-absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessState* state) {
-  state_ = state;
+absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* processes) {
+  state_ = nullptr;
   finished_ = false;
   error_ = absl::OkStatus();
   cur_ = nullptr;
@@ -172,17 +172,14 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessState* st
                           format::LookupSpec(EventType::kProcessInfo)->args[i].name, pa[i]));
     }
   }
-  const absl::string_view sid = Str(pa[1]);
-  if (!state->initialized) {
-    state->initialized = true;
-    state->sid = std::string(sid);
-    state->depth = static_cast<int>(std::count(sid.begin(), sid.end(), '/'));
-  } else if (sid != state->sid) {
+  ProcessState* const state = processes->FindOrCreate(Str(pa[1]));
+  if (state->last_gen.has_value() && gen.gen <= *state->last_gen) {
     return GenError(process->offset,
-                    absl::StrFormat("process_info sid \"%s\" differs from the sid \"%s\" of the "
-                                    "earlier generations",
-                                    sid, state->sid));
+                    absl::StrFormat("process %s: generation %d follows its generation %d; a "
+                                    "process's generation numbers must increase",
+                                    state->sid, gen.gen, *state->last_gen));
   }
+  state_ = state;
   state->pid = pa[2];
   state->start_time = pa[3];
   info_.sid = state->sid;
@@ -576,7 +573,10 @@ absl::StatusOr<bool> GenerationDecoder::Process(Cursor& c) {
     case T(EventType::kChildStart):
       // child_id, class_string, hook_string, cd_string, flags, argv_strlist.
       e.child_id = a[2];
-      e.child_class = Str(a[3]);
+      // No class string: "git" for a git command, else "?" (docs/format.md §13).
+      e.child_class = a[3] != 0                                    ? Str(a[3])
+                      : (a[6] & format::kChildFlagGitCommand) != 0 ? "git"
+                                                                   : "?";
       e.hook_name = OptStr(a[4]);
       e.cd = OptStr(a[5]);
       e.use_shell = (a[6] & format::kChildFlagUseShell) != 0;

@@ -37,11 +37,12 @@ class GenerationDecoder {
   GenerationDecoder(const GenerationDecoder&) = delete;
   GenerationDecoder& operator=(const GenerationDecoder&) = delete;
 
-  // Starts decoding `gen` against `state`; both must outlive the decoding and stay
-  // unchanged by others meanwhile. Checks the generation's structure (exactly one
-  // clock_sync and one process_info, tables, a stable sid) and the first record of each
-  // thread. Errors are DataLoss.
-  absl::Status Start(const RawGeneration& gen, ProcessState* state);
+  // Starts decoding `gen` against the state of its process (found in `processes` by the
+  // process_info sid); both must outlive the decoding and stay unchanged by others
+  // meanwhile. Checks the generation's structure (exactly one clock_sync and one
+  // process_info, the tables, a generation number above the process's previous one) and
+  // the first record of each thread. Errors are DataLoss.
+  absl::Status Start(const RawGeneration& gen, ProcessStates* processes);
 
   // The next event in time order (ties: lower thread number first), or nullptr when the
   // generation is exhausted; at that point the end-of-generation bookkeeping is done

@@ -4,6 +4,7 @@
 #ifndef TRACEWIRE_READER_PROCESS_STATE_H_
 #define TRACEWIRE_READER_PROCESS_STATE_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/string_view.h"
 
 namespace tracewire::reader {
 
@@ -29,7 +31,6 @@ struct ThreadState {
 
 // Live state of one process.
 struct ProcessState {
-  bool initialized = false;  // a generation's process_info was seen
   std::string sid;
   int depth = 0;  // number of '/' in sid
   uint64_t pid = 0;
@@ -47,7 +48,6 @@ struct ProcessState {
   // A deep copy (threads included).
   ProcessState Clone() const {
     ProcessState copy;
-    copy.initialized = initialized;
     copy.sid = sid;
     copy.depth = depth;
     copy.pid = pid;
@@ -61,6 +61,35 @@ struct ProcessState {
     copy.open_execs = open_execs;
     return copy;
   }
+};
+
+// The live state of every process met in one input: a file may hold the generations of
+// several processes (appending to one file), told apart by their process_info sid.
+class ProcessStates {
+ public:
+  // The state of process `sid`, created empty (depth = number of '/') on first use. The
+  // pointer stays valid for the life of this object.
+  ProcessState* FindOrCreate(absl::string_view sid) {
+    std::unique_ptr<ProcessState>& state = by_sid_[sid];
+    if (state == nullptr) {
+      state = std::make_unique<ProcessState>();
+      state->sid = std::string(sid);
+      state->depth = static_cast<int>(std::count(sid.begin(), sid.end(), '/'));
+    }
+    return state.get();
+  }
+
+  // A deep copy.
+  ProcessStates Clone() const {
+    ProcessStates copy;
+    for (const auto& [sid, state] : by_sid_) {
+      copy.by_sid_.emplace(sid, std::make_unique<ProcessState>(state->Clone()));
+    }
+    return copy;
+  }
+
+ private:
+  absl::flat_hash_map<std::string, std::unique_ptr<ProcessState>> by_sid_;
 };
 
 }  // namespace tracewire::reader

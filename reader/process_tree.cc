@@ -5,10 +5,18 @@
 #include <system_error>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
 
 namespace tracewire::reader {
+namespace {
+
+// True if `ancestor` is a proper sid prefix of `sid` ("A" of "A/B/C").
+bool IsAncestor(absl::string_view ancestor, absl::string_view sid) {
+  return sid.size() > ancestor.size() && sid.substr(0, ancestor.size()) == ancestor &&
+         sid[ancestor.size()] == '/';
+}
+
+}  // namespace
 
 ProcessTreeReader::ProcessTreeReader(std::vector<std::unique_ptr<Reader>> readers)
     : readers_(std::move(readers)) {}
@@ -21,43 +29,57 @@ bool ProcessTreeReader::Later(int a, int b) const {
   return a > b;
 }
 
+int ProcessTreeReader::NodeFor(absl::string_view sid, int depth, const std::string& source) {
+  auto it = by_sid_.find(sid);
+  if (it != by_sid_.end()) return it->second;
+  const int index = static_cast<int>(nodes_.size());
+  ProcessNode& node = nodes_.emplace_back();
+  node.sid = std::string(sid);
+  node.source = source;
+  node.depth = depth;
+  by_sid_.emplace(node.sid, index);
+  // Nearest known ancestor: the longest known sid prefix.
+  absl::string_view prefix = sid;
+  while (true) {
+    const size_t slash = prefix.rfind('/');
+    if (slash == absl::string_view::npos) break;
+    prefix = prefix.substr(0, slash);
+    auto parent = by_sid_.find(prefix);
+    if (parent != by_sid_.end()) {
+      nodes_[index].parent = parent->second;
+      nodes_[parent->second].children.push_back(index);
+      break;
+    }
+  }
+  // Known descendants whose nearest ancestor this new node now is move under it.
+  for (int i = 0; i < index; ++i) {
+    ProcessNode& other = nodes_[i];
+    if (!IsAncestor(nodes_[index].sid, other.sid)) continue;
+    if (other.parent >= 0 && nodes_[other.parent].sid.size() > nodes_[index].sid.size()) {
+      continue;
+    }
+    if (other.parent >= 0) {
+      std::vector<int>& siblings = nodes_[other.parent].children;
+      siblings.erase(std::remove(siblings.begin(), siblings.end(), i), siblings.end());
+    }
+    other.parent = index;
+    nodes_[index].children.push_back(i);
+  }
+  return index;
+}
+
 absl::StatusOr<std::unique_ptr<ProcessTreeReader>> ProcessTreeReader::Create(
     std::vector<std::unique_ptr<Reader>> readers) {
   std::unique_ptr<ProcessTreeReader> tree(new ProcessTreeReader(std::move(readers)));
   const int n = static_cast<int>(tree->readers_.size());
   tree->heads_.assign(n, nullptr);
-  tree->nodes_.resize(n);
-  absl::flat_hash_map<std::string, int> by_sid;
   for (int i = 0; i < n; ++i) {
-    ProcessNode& node = tree->nodes_[i];
-    node.source = tree->readers_[i]->name();
     absl::StatusOr<const Event*> first = tree->readers_[i]->Next();
     if (!first.ok()) return first.status();
     if (*first == nullptr) continue;
     tree->heads_[i] = *first;
-    node.sid = std::string((*first)->sid);
-    node.depth = (*first)->depth;
-    if (!by_sid.try_emplace(node.sid, i).second) {
-      return absl::InvalidArgumentError(absl::StrFormat("%s and %s both hold process %s",
-                                                        tree->nodes_[by_sid[node.sid]].source,
-                                                        node.source, node.sid));
-    }
+    tree->NodeFor((*first)->sid, (*first)->depth, tree->readers_[i]->name());
     tree->heap_.push_back(i);
-  }
-  for (int i = 0; i < n; ++i) {
-    ProcessNode& node = tree->nodes_[i];
-    std::string prefix = node.sid;
-    while (true) {
-      const size_t slash = prefix.rfind('/');
-      if (slash == std::string::npos) break;
-      prefix.resize(slash);
-      auto it = by_sid.find(prefix);
-      if (it != by_sid.end()) {
-        node.parent = it->second;
-        tree->nodes_[it->second].children.push_back(i);
-        break;
-      }
-    }
   }
   ProcessTreeReader* self = tree.get();
   std::make_heap(tree->heap_.begin(), tree->heap_.end(),
@@ -97,26 +119,28 @@ absl::StatusOr<std::unique_ptr<ProcessTreeReader>> ProcessTreeReader::OpenDirect
 absl::StatusOr<const Event*> ProcessTreeReader::Next() {
   if (!error_.ok()) return error_;
   auto later = [this](int a, int b) { return Later(a, b); };
-  if (last_ >= 0) {
-    absl::StatusOr<const Event*> next = readers_[last_]->Next();
+  if (last_input_ >= 0) {
+    absl::StatusOr<const Event*> next = readers_[last_input_]->Next();
     if (!next.ok()) {
       error_ = next.status();
       return error_;
     }
     if (*next != nullptr) {
-      heads_[last_] = *next;
-      heap_.push_back(last_);
+      heads_[last_input_] = *next;
+      heap_.push_back(last_input_);
       std::push_heap(heap_.begin(), heap_.end(), later);
     } else {
-      heads_[last_] = nullptr;
+      heads_[last_input_] = nullptr;
     }
-    last_ = -1;
+    last_input_ = -1;
   }
   if (heap_.empty()) return nullptr;
   std::pop_heap(heap_.begin(), heap_.end(), later);
-  last_ = heap_.back();
+  last_input_ = heap_.back();
   heap_.pop_back();
-  return heads_[last_];
+  const Event* event = heads_[last_input_];
+  last_process_ = NodeFor(event->sid, event->depth, readers_[last_input_]->name());
+  return event;
 }
 
 }  // namespace tracewire::reader

@@ -1,7 +1,7 @@
-// ProcessTreeReader: merges the traces of several processes (one Reader each, e.g. the
-// per-process files of a trace directory) into one stream ordered by UTC wall time, and
-// links the processes into a tree through their sids (a child's sid is its parent's sid,
-// '/', its own component).
+// ProcessTreeReader: merges the traces of several inputs (one Reader each, e.g. the
+// per-process files of a trace directory, or files several processes appended to) into one
+// stream ordered by UTC wall time, and links the processes into a tree through their sids
+// (a child's sid is its parent's sid, '/', its own component).
 #ifndef TRACEWIRE_READER_PROCESS_TREE_H_
 #define TRACEWIRE_READER_PROCESS_TREE_H_
 
@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "reader/event.h"
 #include "reader/reader.h"
 
@@ -17,17 +19,17 @@ namespace tracewire::reader {
 
 // One process of the tree.
 struct ProcessNode {
-  std::string sid;     // empty if the input had no events
-  std::string source;  // the reader's name (file path)
-  int parent = -1;     // index of the nearest traced ancestor, -1 for a root
+  std::string sid;
+  std::string source;  // name of the reader it was first seen in (file path)
+  int parent = -1;     // index of the nearest known ancestor, -1 for a root
   std::vector<int> children;
   int depth = 0;  // number of '/' in sid
 };
 
 class ProcessTreeReader {
  public:
-  // Merges `readers`, one per process. Reads the first event of each to learn its sid;
-  // fails if a reader fails there or if two inputs share a sid.
+  // Merges `readers`. Reads the first event of each (so processes() knows every input's
+  // first process); fails if a reader fails there.
   static absl::StatusOr<std::unique_ptr<ProcessTreeReader>> Create(
       std::vector<std::unique_ptr<Reader>> readers);
 
@@ -35,29 +37,35 @@ class ProcessTreeReader {
   static absl::StatusOr<std::unique_ptr<ProcessTreeReader>> OpenDirectory(
       const std::string& dir, ReaderOptions options = {});
 
-  // The next event of any process, in wall-time order (ties: shallower sid first, then
-  // input order); nullptr at the end. Valid until the next call. An error of one input
-  // ends the merge (its message names the input).
+  // The next event of any input, in wall-time order across inputs (ties: shallower sid
+  // first, then input order; within one input, its own order); nullptr at the end. Valid
+  // until the next call. An error of one input ends the merge (its message names the
+  // input).
   absl::StatusOr<const Event*> Next();
 
   // Index into processes() of the process of the last event returned.
-  int last_process() const { return last_; }
+  int last_process() const { return last_process_; }
 
-  // The processes, in input order.
+  // The processes met so far (each input's first process after Create, others as their
+  // events arrive), with parent links to the nearest known ancestor.
   const std::vector<ProcessNode>& processes() const { return nodes_; }
 
-  // The reader of process `index` (for its generation info or loss report).
+  // The reader of input `index` (for its generation info or loss report).
   const Reader& reader(int index) const { return *readers_[index]; }
 
  private:
   explicit ProcessTreeReader(std::vector<std::unique_ptr<Reader>> readers);
-  bool Later(int a, int b) const;  // heap order: true if a's head comes after b's
+  bool Later(int a, int b) const;  // heap order: true if input a's head comes after b's
+  // The node of `sid`, added (and linked into the tree) if new.
+  int NodeFor(absl::string_view sid, int depth, const std::string& source);
 
   std::vector<std::unique_ptr<Reader>> readers_;
   std::vector<const Event*> heads_;
+  std::vector<int> heap_;  // inputs with a head event
   std::vector<ProcessNode> nodes_;
-  std::vector<int> heap_;
-  int last_ = -1;
+  absl::flat_hash_map<std::string, int> by_sid_;
+  int last_input_ = -1;
+  int last_process_ = -1;
   absl::Status error_;
 };
 

@@ -82,7 +82,7 @@ absl::StatusOr<bool> Reader::LoadGeneration() {
     if (!more.ok()) return more.status();
     if (!*more) return false;
     if (options_.salvage) {
-      ProcessState trial = state_.Clone();
+      ProcessStates trial = states_.Clone();
       absl::Status status = validator_->Start(raw_, &trial);
       while (status.ok()) {
         absl::StatusOr<const Event*> event = validator_->Next();
@@ -97,12 +97,12 @@ absl::StatusOr<bool> Reader::LoadGeneration() {
         ++report_.generations_lost;
         report_.lost_events += CountEventRecords(raw_);
         skipped_bytes_ += raw_.file_bytes;
-        state_ = ProcessState();  // what follows is read as a standalone suffix
+        states_ = ProcessStates();  // what follows is read as a standalone suffix
         continue;
       }
     }
     // In salvage mode this cannot fail: the same checks passed on the trial state.
-    if (absl::Status s = decoder_.Start(raw_, &state_); !s.ok()) {
+    if (absl::Status s = decoder_.Start(raw_, &states_); !s.ok()) {
       start_failed_ = true;
       return s;
     }

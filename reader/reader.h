@@ -93,7 +93,7 @@ class Reader {
   std::string name_;
   FrameReader frames_;
   RawGeneration raw_;
-  ProcessState state_;
+  ProcessStates states_;
   GenerationDecoder decoder_;
   std::unique_ptr<GenerationDecoder> validator_;  // salvage mode
   bool header_read_ = false;

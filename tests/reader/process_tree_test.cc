@@ -117,15 +117,48 @@ TEST(ProcessTreeTest, MissingIntermediateProcessLinksToTheNearestAncestor) {
   EXPECT_EQ((*tree)->processes()[1].parent, 0);
 }
 
-TEST(ProcessTreeTest, DuplicateSidIsAnError) {
-  const std::string a = ProcessA();
+TEST(ProcessTreeTest, OneFileHoldingTwoProcesses) {
+  // A and A/B/C appended to one file (each after its own header); A/B alone.
+  const std::string a = ProcessA(), b = ProcessB(), c = ProcessC();
+  const std::string shared = a + c;
   std::vector<std::unique_ptr<Reader>> readers;
-  readers.push_back(std::make_unique<Reader>(MemorySource(a, "x")));
-  readers.push_back(std::make_unique<Reader>(MemorySource(a, "y")));
+  readers.push_back(std::make_unique<Reader>(MemorySource(shared, "shared.twr")));
+  readers.push_back(std::make_unique<Reader>(MemorySource(b, "b.twr")));
   absl::StatusOr<std::unique_ptr<ProcessTreeReader>> tree =
       ProcessTreeReader::Create(std::move(readers));
-  EXPECT_EQ(tree.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(std::string(tree.status().message()), "x and y both hold process A");
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ASSERT_EQ((*tree)->processes().size(), 2u);  // A/B/C is not met yet
+  const Merged merged = ReadMerged(**tree);
+  EXPECT_TRUE(merged.status.ok()) << merged.status;
+  const std::vector<ProcessNode>& nodes = (*tree)->processes();
+  ASSERT_EQ(nodes.size(), 3u);
+  EXPECT_EQ(nodes[0].sid, "A");
+  EXPECT_EQ(nodes[1].sid, "A/B");
+  EXPECT_EQ(nodes[1].parent, 0);
+  EXPECT_EQ(nodes[2].sid, "A/B/C");
+  EXPECT_EQ(nodes[2].parent, 1);
+  EXPECT_EQ(nodes[2].source, "shared.twr");
+  // Within one input the order is the file's: all of A, then A/B/C.
+  EXPECT_EQ(merged.lines.size(), kExpectedOrder.size());
+}
+
+TEST(ProcessTreeTest, ALaterAncestorAdoptsKnownDescendants) {
+  const std::string a = ProcessA(), c = ProcessC(), b = ProcessB();
+  const std::string c_then_b = c + b;
+  std::vector<std::unique_ptr<Reader>> readers;
+  readers.push_back(std::make_unique<Reader>(MemorySource(a)));
+  readers.push_back(std::make_unique<Reader>(MemorySource(c_then_b)));
+  absl::StatusOr<std::unique_ptr<ProcessTreeReader>> tree =
+      ProcessTreeReader::Create(std::move(readers));
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  EXPECT_EQ((*tree)->processes()[1].parent, 0);  // A/B/C under A until A/B appears
+  ReadMerged(**tree);
+  const std::vector<ProcessNode>& nodes = (*tree)->processes();
+  ASSERT_EQ(nodes.size(), 3u);
+  EXPECT_EQ(nodes[2].sid, "A/B");
+  EXPECT_EQ(nodes[1].parent, 2);
+  EXPECT_EQ(nodes[0].children, std::vector<int>({2}));
+  EXPECT_EQ(nodes[2].children, std::vector<int>({1}));
 }
 
 TEST(ProcessTreeTest, AnInputErrorEndsTheMergeAndNamesTheInput) {

@@ -54,12 +54,22 @@ std::vector<std::string> SmallGenerations(bool compress) {
   return gens;
 }
 
-void CheckTruncations(bool compress) {
+// With `repeat_headers`, a file header precedes every generation, as the runtime writes.
+void CheckTruncations(bool compress, bool repeat_headers) {
   const std::vector<std::string> gens = SmallGenerations(compress);
-  const std::string trace = Trace(gens);
-  std::vector<uint64_t> ends;  // byte offset where each generation ends
-  uint64_t end = 16;
-  for (const std::string& g : gens) ends.push_back(end += g.size());
+  std::string trace = Trace({});
+  std::vector<uint64_t> ends;        // byte offset where each generation ends
+  std::vector<uint64_t> boundaries;  // offsets where a cut leaves a clean trace
+  boundaries.push_back(trace.size());
+  for (size_t i = 0; i < gens.size(); ++i) {
+    if (repeat_headers && i > 0) {
+      trace += Trace({});
+      boundaries.push_back(trace.size());
+    }
+    trace += gens[i];
+    ends.push_back(trace.size());
+    boundaries.push_back(trace.size());
+  }
   const ReadResult full = ReadAll(trace);
   ASSERT_TRUE(full.status.ok()) << full.status;
   ASSERT_EQ(full.generations, std::vector<uint64_t>({1, 2, 3}));
@@ -71,7 +81,11 @@ void CheckTruncations(bool compress) {
     while (complete < ends.size() && ends[complete] <= cut) ++complete;
     std::vector<uint64_t> expected_gens;
     for (uint64_t g = 1; g <= complete; ++g) expected_gens.push_back(g);
-    const bool at_boundary = cut == 16 || (complete > 0 && ends[complete - 1] == cut);
+    uint64_t delivered = 0;
+    for (uint64_t b : boundaries) {
+      if (b <= cut) delivered = b;
+    }
+    const bool at_boundary = delivered == cut && cut > 0;
 
     const ReadResult strict = ReadAll(prefix);
     EXPECT_EQ(strict.generations, expected_gens);
@@ -93,7 +107,6 @@ void CheckTruncations(bool compress) {
     }
     EXPECT_EQ(salvaged, expected_gens);
     const LossReport& report = r.loss_report();
-    const uint64_t delivered = cut < 16 ? 0 : (complete == 0 ? 16 : ends[complete - 1]);
     EXPECT_EQ(report.total_bytes, cut);
     EXPECT_EQ(report.delivered_bytes, delivered);
     EXPECT_EQ(report.lost_bytes, cut - delivered);
@@ -107,11 +120,15 @@ void CheckTruncations(bool compress) {
 }
 
 TEST(RobustnessTest, TruncationAtEveryByteSalvagesExactlyTheCompleteGenerations) {
-  CheckTruncations(/*compress=*/false);
+  CheckTruncations(/*compress=*/false, /*repeat_headers=*/false);
+}
+
+TEST(RobustnessTest, TruncationWithAHeaderBeforeEveryGeneration) {
+  CheckTruncations(/*compress=*/false, /*repeat_headers=*/true);
 }
 
 TEST(RobustnessTest, TruncationOfCompressedTraceAtEveryByte) {
-  CheckTruncations(/*compress=*/true);
+  CheckTruncations(/*compress=*/true, /*repeat_headers=*/true);
 }
 
 TEST(RobustnessTest, TruncatedTailReportsTheEventsItCouldFrame) {

@@ -313,31 +313,56 @@ TEST(ValidationTest, ClockFrequencyZero) {
               "generation 1: byte offset 16: clock_sync freq is 0");
 }
 
-TEST(ValidationTest, SidChangesBetweenGenerations) {
-  GenBuilder g1 = Base(1);
-  GenBuilder g2(2, "OTHER");
-  const std::string trace = Trace({g1.Finish(), g2.Finish()});
-  ExpectError(trace, absl::StatusCode::kDataLoss,
-              absl::StrFormat("generation 2: byte offset %d: process_info sid \"OTHER\" "
-                              "differs from the sid \"SID0\" of the earlier generations",
-                              FindFrame(trace, E::kProcessInfo, 1).offset));
+TEST(ValidationTest, TwoProcessesMayAlternateInOneFile) {
+  GenBuilder a1 = Base(1);
+  GenBuilder b1(1, "OTHER");
+  b1.Ev(0, E::kVersion, 1150, b1.Site("m.c", 1), {b1.S("x")});
+  GenBuilder a2(2, "SID0", 4242, 1000, 2000);
+  a2.Ev(0, E::kData, 2100, Site(a2), {a2.S("v")});
+  const testing::ReadResult result =
+      ReadAll(Trace({a1.Finish(), Trace({}) + b1.Finish(), Trace({}) + a2.Finish()}));
+  EXPECT_TRUE(result.status.ok()) << result.status;
+  ASSERT_EQ(result.debug.size(), 3u);
+  EXPECT_TRUE(absl::StrContains(result.debug[1], "sid=OTHER")) << result.debug[1];
+  EXPECT_TRUE(absl::StrContains(result.debug[2], "sid=SID0")) << result.debug[2];
 }
 
-TEST(ValidationTest, GenerationNumbersMustIncrease) {
+TEST(ValidationTest, GenerationNumbersOfAProcessMustIncrease) {
   const std::string gen2 = Base(2).Finish();
   const std::string trace = Trace({gen2, Base(1).Finish()});
   ExpectError(trace, absl::StatusCode::kDataLoss,
-              absl::StrFormat("after generation 2: byte offset %d: clock_sync of generation 1 "
-                              "follows generation 2; generation numbers must increase",
-                              16 + gen2.size()));
+              absl::StrFormat("generation 1: byte offset %d: process SID0: generation 1 follows "
+                              "its generation 2; a process's generation numbers must increase",
+                              FindFrame(trace, E::kProcessInfo, 1).offset));
 }
 
 TEST(ValidationTest, RepeatedGenerationNumber) {
   const std::string gen = Base(1).Finish();
-  ExpectError(Trace({gen, gen}), absl::StatusCode::kDataLoss,
-              absl::StrFormat("after generation 1: byte offset %d: clock_sync of generation 1 "
-                              "follows generation 1; generation numbers must increase",
+  const std::string trace = Trace({gen, gen});
+  ExpectError(trace, absl::StatusCode::kDataLoss,
+              absl::StrFormat("generation 1: byte offset %d: process SID0: generation 1 follows "
+                              "its generation 1; a process's generation numbers must increase",
+                              FindFrame(trace, E::kProcessInfo, 1).offset));
+}
+
+TEST(ValidationTest, RepeatedFileHeaderWithAnotherVersion) {
+  const std::string gen = Base(1).Finish();
+  const std::string trace = Trace({gen, format::EncodeFileHeader(9)});
+  ExpectError(trace, absl::StatusCode::kUnimplemented,
+              absl::StrFormat("after generation 1: byte offset %d: repeated file header: format "
+                              "version 9 is not supported (this build reads 1 to 1)",
                               16 + gen.size()));
+}
+
+TEST(ValidationTest, FileHeaderInsideAGeneration) {
+  std::string gen = Base(1).Finish();
+  const std::string header = format::EncodeFileHeader(1);
+  const size_t at = FindFrame(Trace({gen}), E::kEventBatch).offset - 16;
+  gen.insert(at, header);
+  ExpectError(Trace({gen}), absl::StatusCode::kDataLoss,
+              absl::StrFormat("generation 1: byte offset %d: unknown event type 137 in the top "
+                              "level",
+                              16 + at));
 }
 
 TEST(ValidationTest, MissingEndOfGenerationMeansInterleaving) {
