@@ -37,7 +37,7 @@ using format::EventType;
 
 }  // namespace
 
-thread_local ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
+constinit thread_local ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
 namespace {
 // Never destroyed: threads may still record while the process exits.

@@ -94,7 +94,7 @@ struct ThreadState {
 };
 
 // The calling thread's state (nullptr until attached).
-extern thread_local ThreadState* t_state __attribute__((tls_model("initial-exec")));
+extern thread_local constinit ThreadState* t_state __attribute__((tls_model("initial-exec")));
 
 // Slow path of CurrentThread: attaches the thread as "thNN:unknown".
 ThreadState* AttachUnknownThread() __attribute__((noinline));
