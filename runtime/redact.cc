@@ -15,11 +15,10 @@ std::string RedactUrl(absl::string_view arg) {
     return std::string(arg);
   }
   const absl::string_view rest = arg.substr(scheme_end);
-  const size_t slash = rest.find('/');
-  const absl::string_view authority = rest.substr(0, slash);
-  const size_t at = authority.rfind('@');
-  if (at == absl::string_view::npos) return std::string(arg);
-  const size_t colon = authority.substr(0, at).find(':');
+  // As git's redact_arg: the user info ends at the first '@' (strcspn(p, "@/")).
+  const size_t at = rest.find_first_of("@/");
+  if (at == absl::string_view::npos || rest[at] != '@') return std::string(arg);
+  const size_t colon = rest.substr(0, at).find(':');
   if (colon == absl::string_view::npos) return std::string(arg);
   return absl::StrCat(arg.substr(0, scheme_end + colon + 1), "<REDACTED>",
                       arg.substr(scheme_end + at));

@@ -3,9 +3,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -167,19 +170,47 @@ absl::Status Destination::Open(const TargetSpec& spec, absl::string_view sid_las
 
 bool Destination::Write(const void* bytes, size_t size) {
   if (!ok()) return false;
+  const int saved_errno = errno;
+  // write() to a pipe or FIFO whose reader is gone raises SIGPIPE, which would kill the
+  // traced program: block it on this thread around the write and consume the one the
+  // write raised (pthread_sigmask, sigpending and sigtimedwait are async-signal-safe).
+  sigset_t pipe_set;
+  sigset_t old_mask;
+  bool blocked = false;
+  bool pending_before = false;
+  if (!socket_) {
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    blocked = pthread_sigmask(SIG_BLOCK, &pipe_set, &old_mask) == 0;
+    sigset_t pending;
+    if (blocked && sigpending(&pending) == 0) pending_before = sigismember(&pending, SIGPIPE) == 1;
+  }
+  bool written = true;
+  bool broken_pipe = false;
   const char* p = static_cast<const char*>(bytes);
   while (size > 0) {
     // Sockets use send(MSG_NOSIGNAL) so a vanished reader never raises SIGPIPE.
     const ssize_t n = socket_ ? send(fd_, p, size, MSG_NOSIGNAL) : write(fd_, p, size);
     if (n < 0) {
       if (errno == EINTR) continue;
+      broken_pipe = errno == EPIPE;
       failed_ = true;
-      return false;
+      written = false;
+      break;
     }
     p += n;
     size -= n;
   }
-  return true;
+  if (blocked) {
+    if (broken_pipe && !pending_before) {
+      const timespec zero = {0, 0};
+      while (sigtimedwait(&pipe_set, nullptr, &zero) < 0 && errno == EINTR) {
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  }
+  errno = saved_errno;
+  return written;
 }
 
 }  // namespace tracewire::runtime

@@ -1,0 +1,197 @@
+// Unit tests of runtime internals: session ids (notes §1.4), URL redaction (§1.8) and the
+// parsing of TRACEWIRE values (§5.1).
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "absl/time/civil_time.h"
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "runtime/redact.h"
+#include "runtime/sid.h"
+#include "runtime/target.h"
+#include "tests/runtime/traced_child.h"
+
+namespace tracewire::runtime {
+namespace {
+
+absl::Time NotesTime() {
+  return absl::FromCivil(absl::CivilSecond(2026, 11, 22, 1, 59, 55), absl::UTCTimeZone()) +
+         absl::Microseconds(975172);
+}
+
+// ---- Session ids --------------------------------------------------------------------------
+
+TEST(SidTest, OwnComponentMatchesNotesExample) {
+  EXPECT_EQ(OwnSidComponent(NotesTime(), "vm", 7210),
+            "20261122T015955.975172Z-H0a7c9cdf-P00001c2a");
+}
+
+TEST(SidTest, EmptyHostnameIsLocalhost) {
+  EXPECT_EQ(OwnSidComponent(NotesTime(), "", 7210), "20261122T015955.975172Z-Localhost-P00001c2a");
+}
+
+TEST(SidTest, TimeAndPidFormatting) {
+  // Whole seconds still print six fractional digits; pids are 8 lowercase hex digits.
+  const absl::Time t = absl::FromCivil(absl::CivilSecond(2001, 2, 3, 4, 5, 6), absl::UTCTimeZone());
+  EXPECT_EQ(OwnSidComponent(t, "vm", 0), "20010203T040506.000000Z-H0a7c9cdf-P00000000");
+  EXPECT_EQ(OwnSidComponent(t + absl::Microseconds(1), "vm", 0xabcdef12u),
+            "20010203T040506.000001Z-H0a7c9cdf-Pabcdef12");
+  // Sub-microsecond parts are dropped, not rounded.
+  EXPECT_EQ(OwnSidComponent(t + absl::Nanoseconds(999), "vm", 1),
+            "20010203T040506.000000Z-H0a7c9cdf-P00000001");
+}
+
+TEST(SidTest, Sha1Hex) {
+  EXPECT_EQ(Sha1Hex("abc"), "a9993e364706816aba3e25717850c26c9cd0d89d");
+  EXPECT_EQ(Sha1Hex(""), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+  EXPECT_EQ(Sha1Hex("vm").substr(0, 8), "0a7c9cdf");
+}
+
+TEST(SidTest, FullSidAndDepth) {
+  EXPECT_EQ(FullSid("", "own"), "own");
+  EXPECT_EQ(FullSid("a", "own"), "a/own");
+  EXPECT_EQ(FullSid("a/b", "own"), "a/b/own");
+  EXPECT_EQ(SidDepth("own"), 0);
+  EXPECT_EQ(SidDepth("a/own"), 1);
+  EXPECT_EQ(SidDepth("a/b/own"), 2);
+  EXPECT_EQ(SidDepth(FullSid("foo/bar", "x")), 2);  // notes: parent foo/bar gives d2
+}
+
+// ---- Redaction --------------------------------------------------------------------------------
+
+TEST(RedactTest, NotesExamples) {
+  EXPECT_EQ(RedactUrl("https://user:pwd@example.com/"), "https://user:<REDACTED>@example.com/");
+  EXPECT_EQ(RedactUrl("http://user:pwd@example.com/"), "http://user:<REDACTED>@example.com/");
+  EXPECT_EQ(RedactUrl("https://user:pwd@example.com"), "https://user:<REDACTED>@example.com");
+  EXPECT_EQ(RedactUrl("https://user:pwd@example.com:8443/repo.git?x=1"),
+            "https://user:<REDACTED>@example.com:8443/repo.git?x=1");
+  EXPECT_EQ(RedactUrl("https://user:@example.com/"), "https://user:<REDACTED>@example.com/");
+}
+
+TEST(RedactTest, UnchangedCases) {
+  // No password.
+  EXPECT_EQ(RedactUrl("https://user@example.com/"), "https://user@example.com/");
+  EXPECT_EQ(RedactUrl("https://example.com:8443/"), "https://example.com:8443/");
+  // '@' only after the first '/'.
+  EXPECT_EQ(RedactUrl("https://example.com/u:p@x"), "https://example.com/u:p@x");
+  EXPECT_EQ(RedactUrl("https://example.com/path/user:pwd@host"),
+            "https://example.com/path/user:pwd@host");
+  // Not an http(s) URL.
+  EXPECT_EQ(RedactUrl("ftp://user:pwd@example.com/"), "ftp://user:pwd@example.com/");
+  EXPECT_EQ(RedactUrl("HTTPS://user:pwd@example.com/"), "HTTPS://user:pwd@example.com/");
+  EXPECT_EQ(RedactUrl("ssh://git:pwd@example.com/"), "ssh://git:pwd@example.com/");
+  EXPECT_EQ(RedactUrl("git@github.com:owner/repo.git"), "git@github.com:owner/repo.git");
+  EXPECT_EQ(RedactUrl("user:pwd@example.com"), "user:pwd@example.com");
+  EXPECT_EQ(RedactUrl("--option=https://user:pwd@example.com/"),
+            "--option=https://user:pwd@example.com/");
+  EXPECT_EQ(RedactUrl("plain"), "plain");
+  EXPECT_EQ(RedactUrl(""), "");
+  EXPECT_EQ(RedactUrl("https://"), "https://");
+}
+
+TEST(RedactTest, FirstAtSignEndsTheUserInfo) {
+  // git's redact_arg: the user info ends at the first '@' (strcspn(p, "@/")), and the
+  // password starts at the first ':' before it.
+  EXPECT_EQ(RedactUrl("https://user:pw@x@example.com/"), "https://user:<REDACTED>@x@example.com/");
+  EXPECT_EQ(RedactUrl("https://user@host:x@example.com/"), "https://user@host:x@example.com/");
+  EXPECT_EQ(RedactUrl("https://user:a:b@example.com/"), "https://user:<REDACTED>@example.com/");
+}
+
+// ---- ParseTarget -------------------------------------------------------------------------------
+
+TEST(ParseTargetTest, Disabled) {
+  for (const char* value : {"", "0", "false", "FALSE", "False", "fAlSe"}) {
+    absl::StatusOr<TargetSpec> spec = ParseTarget(value);
+    ASSERT_TRUE(spec.ok()) << value;
+    EXPECT_EQ(spec->kind, TargetSpec::Kind::kDisabled) << value;
+  }
+}
+
+TEST(ParseTargetTest, Stderr) {
+  for (const char* value : {"1", "true", "TRUE", "True"}) {
+    absl::StatusOr<TargetSpec> spec = ParseTarget(value);
+    ASSERT_TRUE(spec.ok()) << value;
+    EXPECT_EQ(spec->kind, TargetSpec::Kind::kFd) << value;
+    EXPECT_EQ(spec->fd, 2) << value;
+  }
+}
+
+TEST(ParseTargetTest, SingleDigitFds) {
+  for (int fd = 2; fd <= 9; ++fd) {
+    absl::StatusOr<TargetSpec> spec = ParseTarget(std::to_string(fd));
+    ASSERT_TRUE(spec.ok()) << fd;
+    EXPECT_EQ(spec->kind, TargetSpec::Kind::kFd);
+    EXPECT_EQ(spec->fd, fd);
+  }
+}
+
+TEST(ParseTargetTest, Invalid) {
+  const std::string long_socket = "af_unix:/" + std::string(sizeof(sockaddr_un::sun_path), 's');
+  for (const std::string& value :
+       {std::string("yes"), std::string("no"), std::string("10"), std::string("02"),
+        std::string("-1"), std::string(" 1"), std::string("relative/path"), std::string("./x"),
+        std::string("~/trace"), std::string("af_unix:"), std::string("af_unix:rel/sock"),
+        std::string("af_unix:stream:rel"), std::string("af_unix:dgram:"), std::string("af_inet:/x"),
+        long_socket}) {
+    absl::StatusOr<TargetSpec> spec = ParseTarget(value);
+    EXPECT_FALSE(spec.ok()) << "'" << value << "'";
+    if (!spec.ok()) EXPECT_TRUE(absl::IsInvalidArgument(spec.status())) << spec.status();
+  }
+}
+
+TEST(ParseTargetTest, UnixSockets) {
+  struct Case {
+    const char* value;
+    TargetSpec::SocketType type;
+    const char* path;
+  };
+  for (const Case& c : {Case{"af_unix:/tmp/s", TargetSpec::SocketType::kAuto, "/tmp/s"},
+                        Case{"af_unix:stream:/tmp/s", TargetSpec::SocketType::kStream, "/tmp/s"},
+                        Case{"af_unix:dgram:/tmp/s", TargetSpec::SocketType::kDgram, "/tmp/s"}}) {
+    absl::StatusOr<TargetSpec> spec = ParseTarget(c.value);
+    ASSERT_TRUE(spec.ok()) << c.value << ": " << spec.status();
+    EXPECT_EQ(spec->kind, TargetSpec::Kind::kUnixSocket) << c.value;
+    EXPECT_EQ(spec->socket_type, c.type) << c.value;
+    EXPECT_EQ(spec->path, c.path) << c.value;
+  }
+  // The longest path that fits sun_path with its NUL.
+  const std::string longest = "/" + std::string(sizeof(sockaddr_un::sun_path) - 2, 's');
+  absl::StatusOr<TargetSpec> spec = ParseTarget("af_unix:" + longest);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->path, longest);
+}
+
+TEST(ParseTargetTest, FilesAndDirectories) {
+  const std::string dir = testing::MakeTempDir("parse");
+  absl::StatusOr<TargetSpec> spec = ParseTarget(dir);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->kind, TargetSpec::Kind::kDirectory);
+  EXPECT_EQ(spec->path, dir);
+
+  spec = ParseTarget(dir + "/");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->kind, TargetSpec::Kind::kDirectory);
+
+  // A path that does not exist yet, and an existing regular file: append to a file.
+  spec = ParseTarget(dir + "/new.tw");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->kind, TargetSpec::Kind::kFile);
+  EXPECT_EQ(spec->path, dir + "/new.tw");
+  const std::string file = dir + "/existing.tw";
+  FILE* f = fopen(file.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fclose(f);
+  spec = ParseTarget(file);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->kind, TargetSpec::Kind::kFile);
+
+  spec = ParseTarget("/");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->kind, TargetSpec::Kind::kDirectory);
+}
+
+}  // namespace
+}  // namespace tracewire::runtime
