@@ -1,0 +1,44 @@
+// Formatter: turns the reader's semantic events into one output format. The targets of
+// git's Trace2 (NORMAL, PERF, EVENT) and the exporters (Chrome, OTLP) implement it; the
+// `tracewire decode` command drives one over a reader's stream.
+#ifndef TRACEWIRE_READER_TARGETS_FORMATTER_H_
+#define TRACEWIRE_READER_TARGETS_FORMATTER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "reader/event.h"
+
+namespace tracewire::targets {
+
+// Options shared by the formatters (each reads the ones that apply to it).
+struct FormatterOptions {
+  // Brief mode of the git targets (GIT_TRACE2_BRIEF, GIT_TRACE2_PERF_BRIEF,
+  // GIT_TRACE2_EVENT_BRIEF): drop the time and file:line prefixes.
+  bool brief = false;
+  // EVENT: region_enter/region_leave/data/data_json deeper than this are not written
+  // (GIT_TRACE2_EVENT_NESTING; git's default is 2).
+  int event_nesting = 2;
+  // EVENT: the "evt" version written in `version` events: 3 or 4 (4 adds printf events).
+  int event_version = 4;
+};
+
+class Formatter {
+ public:
+  virtual ~Formatter() = default;
+  // Appends the output for `event` (zero or more complete lines) to *out.
+  virtual void Write(const reader::Event& event, std::string* out) = 0;
+  // Appends whatever closes the output (nothing for line formats) to *out.
+  virtual void Finish(std::string* out) {}
+};
+
+// The formatter named `name` ("event", "perf", "normal"; issue 6 adds "chrome", "otlp"),
+// or InvalidArgument for an unknown name or invalid options.
+absl::StatusOr<std::unique_ptr<Formatter>> MakeFormatter(absl::string_view name,
+                                                         const FormatterOptions& options);
+
+}  // namespace tracewire::targets
+
+#endif  // TRACEWIRE_READER_TARGETS_FORMATTER_H_
