@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -15,6 +16,18 @@ namespace tracewire::reader {
 namespace {
 
 using format::EventType;
+
+// High bit of each byte of a little-endian 8-byte word, and masks of its n low bytes.
+constexpr uint64_t kHighBits = 0x8080808080808080ull;
+constexpr uint64_t kLowBytesMask[9] = {0,
+                                       0xffull,
+                                       0xffffull,
+                                       0xffffffull,
+                                       0xffffffffull,
+                                       0xffffffffffull,
+                                       0xffffffffffffull,
+                                       0xffffffffffffffull,
+                                       0xffffffffffffffffull};
 
 // Deepest region stack accepted per thread (garbage must not grow memory without bound).
 constexpr size_t kMaxRegionDepth = size_t{1} << 20;
@@ -73,12 +86,32 @@ std::string DefaultThreadName(uint64_t thread_id) {
 }  // namespace
 
 GenerationDecoder::GenerationDecoder() {
-  for (int i = 0; i < 256; ++i) specs_[i] = format::LookupSpec(static_cast<uint8_t>(i));
-  Kinds();
+  for (int i = 0; i < 256; ++i) {
+    const format::EventSpec* spec = format::LookupSpec(static_cast<uint8_t>(i));
+    specs_[i] = spec;
+    TypeInfo& info = types_[i];
+    info.kind = Kinds().kind[i];
+    if (spec == nullptr) continue;
+    if (spec->scope == format::Scope::kEventBody && !spec->has_data) {
+      info.fast = true;
+      info.nargs = spec->num_args;
+    }
+    if (spec->timed && !spec->experimental && !spec->trace2_event.empty() && spec->num_args >= 2 &&
+        spec->args[1].type == format::ArgType::kSite &&
+        spec->num_string_ids <= sizeof(info.strings)) {
+      info.trace2 = true;
+      info.nstrings = spec->num_string_ids;
+      std::copy(spec->string_ids, spec->string_ids + spec->num_string_ids, info.strings);
+    }
+  }
 }
 
 absl::Status GenerationDecoder::GenError(uint64_t offset, absl::string_view reason) const {
   return absl::DataLossError(absl::StrFormat("%s: byte offset %d: %s", describe_, offset, reason));
+}
+
+uint64_t GenerationDecoder::HeadOffset(const Cursor& c) {
+  return c.body_offset + static_cast<uint64_t>(c.head_pos - c.body_begin);
 }
 
 absl::Status GenerationDecoder::CursorError(const Cursor& c, uint64_t offset, uint64_t index,
@@ -87,17 +120,23 @@ absl::Status GenerationDecoder::CursorError(const Cursor& c, uint64_t offset, ui
                                              describe_, c.thread_id, index, offset, reason));
 }
 
-absl::Time GenerationDecoder::WallTime(uint64_t ticks) const {
+absl::Time GenerationDecoder::SlowWallTime(uint64_t ticks) const {
   const int64_t delta = static_cast<int64_t>(ticks - info_.clock.trace_time);
-  int64_t ns;
-  if (ABSL_PREDICT_TRUE(ns_per_tick_ != 0) && !__builtin_mul_overflow(delta, ns_per_tick_, &ns)) {
-    return info_.clock.wall + absl::Nanoseconds(ns);
-  }
   const __int128 wide =
       static_cast<__int128>(delta) * 1000000000 / static_cast<__int128>(info_.clock.freq);
   constexpr __int128 kMax = std::numeric_limits<int64_t>::max();
   constexpr __int128 kMin = std::numeric_limits<int64_t>::min();
   return info_.clock.wall + absl::Nanoseconds(static_cast<int64_t>(std::clamp(wide, kMin, kMax)));
+}
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Time GenerationDecoder::WallTime(uint64_t ticks) const {
+  const int64_t delta = static_cast<int64_t>(ticks - info_.clock.trace_time);
+  int64_t ns, unix_ns;
+  if (ABSL_PREDICT_TRUE(ns_per_tick_ != 0) && !__builtin_mul_overflow(delta, ns_per_tick_, &ns) &&
+      !__builtin_add_overflow(wall_unix_ns_, ns, &unix_ns)) {
+    return absl::FromUnixNanos(unix_ns);  // inline, unlike Time + Duration
+  }
+  return SlowWallTime(ticks);
 }
 
 absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* processes) {
@@ -106,6 +145,7 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
   error_ = absl::OkStatus();
   cur_ = nullptr;
   heap_.clear();
+  keys_.clear();
   batches_.clear();
   cursors_.clear();
   cursor_of_thread_.clear();
@@ -158,6 +198,12 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
   info_.clock.utc_offset_sec = format::ZigzagDecode(ca[6]);
   sec_per_tick_ = 1.0 / static_cast<double>(ca[1]);
   ns_per_tick_ = 1000000000 % ca[1] == 0 ? static_cast<int64_t>(1000000000 / ca[1]) : 0;
+  if (ca[4] > static_cast<uint64_t>(std::numeric_limits<int64_t>::max() / 1000000000 - 1)) {
+    ns_per_tick_ = 0;  // wall time beyond int64 nanoseconds: use the general path
+    wall_unix_ns_ = 0;
+  } else {
+    wall_unix_ns_ = static_cast<int64_t>(ca[4]) * 1000000000 + static_cast<int64_t>(ca[5]);
+  }
 
   if (absl::Status s = tables_.Build(gen); !s.ok()) return s;
 
@@ -183,6 +229,10 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
   state->pid = pa[2];
   state->start_time = pa[3];
   info_.sid = state->sid;
+  event_.gen = gen.gen;
+  event_.sid = state->sid;
+  event_.depth = state->depth;
+  event_.utc_offset_sec = info_.clock.utc_offset_sec;
   info_.pid = pa[2];
   info_.start_time = pa[3];
   info_.name = OptStr(pa[4]);
@@ -208,13 +258,13 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
     }
   }
   info_.num_threads = cursors_.size();
-  std::vector<uint64_t> ids;
-  ids.reserve(cursors_.size());
-  for (const Cursor& c : cursors_) ids.push_back(c.thread_id);
-  std::sort(ids.begin(), ids.end());
-  for (Cursor& c : cursors_) {
-    c.order =
-        static_cast<uint32_t>(std::lower_bound(ids.begin(), ids.end(), c.thread_id) - ids.begin());
+  // Cursor order = thread order, so that equal times go to the lower thread number.
+  std::sort(cursors_.begin(), cursors_.end(),
+            [](const Cursor& x, const Cursor& y) { return x.thread_id < y.thread_id; });
+  keys_.assign(cursors_.size(), kNoKey);
+  for (size_t i = 0; i < cursors_.size(); ++i) {
+    Cursor& c = cursors_[i];
+    c.index = static_cast<uint32_t>(i);
     std::unique_ptr<ThreadState>& ts = state->threads[c.thread_id];
     if (ts == nullptr) {
       ts = std::make_unique<ThreadState>();
@@ -223,28 +273,55 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
     }
     c.ts = ts.get();
   }
+  linear_ = cursors_.size() <= kLinearMergeMax;
   for (Cursor& c : cursors_) {
-    if (absl::Status s = DecodeHead(c); !s.ok()) return s;
+    c.has_head = true;  // until DecodeHead finds the stream exhausted
+    if (!DecodeHead(c)) return error_;
     if (c.has_head) {
-      heap_.push_back(&c);
-      SiftUp(heap_.size() - 1);
+      keys_[c.index] = c.time;
+      if (!linear_) {
+        heap_.push_back(c.index);
+        SiftUp(heap_.size() - 1);
+      }
     } else if (absl::Status s = EndStream(c); !s.ok()) {
       return s;
     }
   }
-  if (!heap_.empty()) {
-    cur_ = heap_[0];
-    heap_[0] = heap_.back();
-    heap_.pop_back();
-    if (!heap_.empty()) SiftDown(0);
-  }
+  cur_ = nullptr;
+  pick_at_start_ = true;
   return absl::OkStatus();
+}
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline GenerationDecoder::Cursor* GenerationDecoder::PickLinear() {
+  const size_t n = keys_.size();
+  if (n == 1) return cursors_[0].has_head ? &cursors_[0] : nullptr;
+  if (n == 0) return nullptr;
+  uint64_t best = keys_[0];
+  size_t index = 0;
+  for (size_t i = 1; i < n; ++i) {
+    const uint64_t key = keys_[i];
+    const bool less = key < best;  // strict: ties keep the lower thread number
+    best = less ? key : best;
+    index = less ? i : index;
+  }
+  if (ABSL_PREDICT_TRUE(cursors_[index].has_head)) return &cursors_[index];
+  // kNoKey is also a valid time; look for a cursor that still has a head.
+  for (Cursor& c : cursors_) {
+    if (c.has_head) return &c;
+  }
+  return nullptr;
+}
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline GenerationDecoder::Cursor* GenerationDecoder::PickFirst() {
+  if (linear_) return PickLinear();
+  if (heap_.empty()) return nullptr;
+  return &cursors_[heap_[0]];
 }
 
 void GenerationDecoder::SiftUp(size_t i) {
   while (i > 0) {
     const size_t parent = (i - 1) / 2;
-    if (!Less(heap_[i], heap_[parent])) break;
+    if (!HeapLess(heap_[i], heap_[parent])) break;
     std::swap(heap_[i], heap_[parent]);
     i = parent;
   }
@@ -256,85 +333,127 @@ void GenerationDecoder::SiftDown(size_t i) {
     const size_t left = 2 * i + 1;
     if (left >= n) return;
     size_t best = left;
-    if (left + 1 < n && Less(heap_[left + 1], heap_[left])) best = left + 1;
-    if (!Less(heap_[best], heap_[i])) return;
+    if (left + 1 < n && HeapLess(heap_[left + 1], heap_[left])) best = left + 1;
+    if (!HeapLess(heap_[best], heap_[i])) return;
     std::swap(heap_[i], heap_[best]);
     i = best;
   }
 }
 
-absl::Status GenerationDecoder::DecodeHead(Cursor& c) {
+bool GenerationDecoder::LoadBatch(Cursor& c) {
   while (c.pos == c.end) {
-    if (c.next_batch == kNoBatch) {
-      c.has_head = false;
-      return absl::OkStatus();
-    }
+    if (c.next_batch == kNoBatch) return false;
     const Batch& b = batches_[c.next_batch];
+    c.next_batch = b.next;
+    if (b.begin == b.end) continue;  // an empty batch changes nothing
     c.pos = c.body_begin = b.begin;
     c.end = b.end;
     c.body_offset = b.body_offset;
+    if (c.records > 0 && b.base_time < c.time) {
+      // The batch starts before the thread's last event: its first event must still come
+      // after that event.
+      c.check_floor = true;
+      c.floor = c.time;
+    }
     c.time = b.base_time;
-    c.next_batch = b.next;
+  }
+  return true;
+}
+
+bool GenerationDecoder::DecodeSlow(Cursor& c) {
+  format::RecordDecoder decoder(
+      absl::string_view(reinterpret_cast<const char*>(c.pos), c.end - c.pos), HeadOffset(c),
+      format::Scope::kEventBody);
+  absl::StatusOr<bool> decoded = decoder.Next(&raw_);
+  ++c.records;
+  if (!decoded.ok()) {
+    // The batch body is complete, so a record running past its end is corruption.
+    return FailFalse(
+        absl::DataLossError(absl::StrFormat("%s, thread %d, event %d: %s", describe_, c.thread_id,
+                                            c.records - 1, decoded.status().message())));
+  }
+  std::copy(raw_.args, raw_.args + raw_.num_args, c.head_args);
+  c.head_data = raw_.data;
+  c.pos += raw_.size;
+  --c.records;  // counted again with the time
+  return true;
+}
+
+bool GenerationDecoder::CheckTime(Cursor& c, uint64_t dt, uint64_t t) {
+  const format::EventSpec* spec = specs_[c.head_type];
+  if (dt == 0) {
+    return FailFalse(
+        HeadError(c, absl::StrFormat("%s has dt 0: times must strictly increase "
+                                     "(dt >= 1)",
+                                     spec != nullptr ? spec->name : "experimental event")));
+  }
+  if (t < c.time) return FailFalse(HeadError(c, "time overflows 64 bits"));
+  if (c.check_floor) {
+    c.check_floor = false;
+    if (t <= c.floor) {
+      return FailFalse(HeadError(c, absl::StrFormat("time %d is not after the thread's previous "
+                                                    "event at %d: batches of one thread overlap "
+                                                    "in time",
+                                                    t, c.floor)));
+    }
+  }
+  c.time = t;
+  return true;
+}
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool GenerationDecoder::DecodeHead(Cursor& c) {
+  if (ABSL_PREDICT_FALSE(c.pos == c.end) && !LoadBatch(c)) {
+    c.has_head = false;
+    return true;
   }
   const uint8_t* p = c.pos;
   const uint8_t type = *p;
-  const format::EventSpec* spec = specs_[type];
-  c.head_offset = c.body_offset + static_cast<uint64_t>(p - c.body_begin);
-  c.head_index = c.records;
-  bool fast = spec != nullptr && spec->scope == format::Scope::kEventBody && !spec->has_data;
+  const TypeInfo& info = types_[type];
+  c.head_pos = p;
+  c.head_type = type;
+  bool fast = info.fast;
   if (ABSL_PREDICT_TRUE(fast)) {
     ++p;
-    const int n = spec->num_args;
-    for (int i = 0; i < n; ++i) {
-      if (ABSL_PREDICT_TRUE(p < c.end && *p < 0x80)) {
-        c.head_args[i] = *p++;
-        continue;
-      }
-      if (format::GetUvarint(&p, c.end, &c.head_args[i]) != format::VarintResult::kOk) {
-        fast = false;
-        break;
+    const uint8_t* const end = c.end;
+    uint64_t* const args = c.head_args;
+    const int n = info.nargs;
+    uint64_t word;
+    if (ABSL_PREDICT_TRUE(end - p >= 8) &&
+        ((std::memcpy(&word, p, 8), word) & kHighBits & kLowBytesMask[n]) == 0) {
+      // Every argument is a one-byte varint: take them from one 8-byte load.
+      for (int i = 0; i < n; ++i) args[i] = (word >> (8 * i)) & 0xff;
+      p += n;
+    } else {
+      for (int i = 0; i < n; ++i) {
+        if (ABSL_PREDICT_TRUE(end - p >= 2)) {
+          // One- and two-byte varints inline; longer ones through GetUvarint.
+          const uint64_t b0 = p[0];
+          if (ABSL_PREDICT_TRUE(b0 < 0x80)) {
+            args[i] = b0;
+            ++p;
+            continue;
+          }
+          if (p[1] < 0x80) {
+            args[i] = (b0 & 0x7f) | (uint64_t{p[1]} << 7);
+            p += 2;
+            continue;
+          }
+        }
+        if (format::GetUvarint(&p, end, &args[i]) != format::VarintResult::kOk) {
+          fast = false;
+          break;
+        }
       }
     }
-    c.head_data = {};
+    if (ABSL_PREDICT_TRUE(fast)) c.pos = p;
   }
-  if (ABSL_PREDICT_FALSE(!fast)) {
-    format::RecordDecoder decoder(
-        absl::string_view(reinterpret_cast<const char*>(c.pos), c.end - c.pos), c.head_offset,
-        format::Scope::kEventBody);
-    absl::StatusOr<bool> decoded = decoder.Next(&raw_);
-    if (!decoded.ok()) {
-      // The batch body is complete, so a record running past its end is corruption.
-      return absl::DataLossError(absl::StrFormat("%s, thread %d, event %d: %s", describe_,
-                                                 c.thread_id, c.head_index,
-                                                 decoded.status().message()));
-    }
-    spec = raw_.spec;
-    std::copy(raw_.args, raw_.args + raw_.num_args, c.head_args);
-    c.head_data = raw_.data;
-    p = c.pos + raw_.size;
-  }
-  c.head_type = type;
-  c.head_spec = spec;
+  if (ABSL_PREDICT_FALSE(!fast) && !DecodeSlow(c)) return false;
+  ++c.records;
   const uint64_t dt = c.head_args[0];
   const uint64_t t = c.time + dt;
-  if (ABSL_PREDICT_FALSE(dt == 0)) {
-    return HeadError(c, absl::StrFormat("%s has dt 0: times must strictly increase (dt >= 1)",
-                                        spec != nullptr ? spec->name : "experimental event"));
-  }
-  if (ABSL_PREDICT_FALSE(t < c.time)) return HeadError(c, "time overflows 64 bits");
-  if (ABSL_PREDICT_FALSE(c.any_record && t <= c.last_time)) {
-    return HeadError(c, absl::StrFormat("time %d is not after the thread's previous event at "
-                                        "%d: batches of one thread overlap in time",
-                                        t, c.last_time));
-  }
-  c.pos = p;
+  if (ABSL_PREDICT_FALSE(dt == 0 || t < c.time || c.check_floor)) return CheckTime(c, dt, t);
   c.time = t;
-  c.last_time = t;
-  c.any_record = true;
-  c.head_time = t;
-  ++c.records;
-  c.has_head = true;
-  return absl::OkStatus();
+  return true;
 }
 
 absl::Status GenerationDecoder::EndRestatement(Cursor& c) {
@@ -392,96 +511,16 @@ absl::Status GenerationDecoder::SplitList(const Cursor& c, uint64_t id,
   return absl::OkStatus();
 }
 
-absl::StatusOr<bool> GenerationDecoder::Process(Cursor& c) {
-  ThreadState& ts = *c.ts;
-  const uint8_t type = c.head_type;
-  const format::EventSpec* spec = c.head_spec;
-  const uint64_t* a = c.head_args;
-  const uint64_t now = c.head_time;
-  if (ABSL_PREDICT_FALSE(ts.exited)) {
-    return HeadError(c, absl::StrFormat("%s after thread_exit: thread_exit must be the "
-                                        "thread's last event",
-                                        spec != nullptr ? spec->name : "experimental event"));
-  }
-  if (ABSL_PREDICT_FALSE(c.restating) && type != T(EventType::kRegionActive)) {
-    if (absl::Status s = EndRestatement(c); !s.ok()) return s;
-  }
-
-  // Records that only update the thread's state.
-  switch (type) {
-    case T(EventType::kThreadStatus): {
-      // dt, name_string, start_time.
-      if (c.head_index != 0) {
-        return HeadError(c,
-                         "thread_status must be the first record of the thread's stream in "
-                         "a generation");
-      }
-      if (a[1] != 0) {
-        if (tables_.FindString(a[1]) == nullptr) {
-          return HeadError(c, absl::StrFormat("thread_status name_string %d is not in the "
-                                              "string table",
-                                              a[1]));
-        }
-        ts.name = std::string(Str(a[1]));
-      }
-      if (a[2] > now) {
-        return HeadError(c, absl::StrFormat("thread_status start_time %d is after the record "
-                                            "time %d",
-                                            a[2], now));
-      }
-      ts.start_time = a[2];
-      ts.regions.clear();
-      c.restating = true;
-      return false;
-    }
-    case T(EventType::kRegionActive): {
-      // dt, site, msg_string, enter_time.
-      if (!c.restating) {
-        return HeadError(c,
-                         "region_active outside a re-statement: it must follow "
-                         "thread_status or another region_active");
-      }
-      if (tables_.FindSite(a[1]) == nullptr) {
-        return HeadError(c, absl::StrFormat("site ID %d is not in the site table", a[1]));
-      }
-      if (a[2] != 0 && tables_.FindString(a[2]) == nullptr) {
-        return HeadError(c, absl::StrFormat("msg_string %d is not in the string table", a[2]));
-      }
-      if (a[3] > now) {
-        return HeadError(c, absl::StrFormat("region_active enter_time %d is after the record "
-                                            "time %d",
-                                            a[3], now));
-      }
-      if (ts.regions.size() >= kMaxRegionDepth) return HeadError(c, "regions nest too deep");
-      ts.regions.push_back(a[3]);
-      return false;
-    }
-    case T(EventType::kStackRef): {
-      // dt, stack.
-      if (a[1] == 0) {
-        c.has_pending_stack = false;
-        return false;
-      }
-      if (!tables_.FindStack(a[1], &c.pending_stack)) {
-        return HeadError(c, absl::StrFormat("stack ID %d is not in the stack table", a[1]));
-      }
-      c.has_pending_stack = true;
-      return false;
-    }
-    default:
-      break;
-  }
-
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::FillCommon(Cursor& c, uint8_t type,
+                                                                       uint64_t now) {
+  const ThreadState& ts = *c.ts;
+  // gen, sid, depth and utc_offset_sec are set once per generation (Start).
   Event& e = event_;
   e.wire_type = type;
-  e.gen = info_.gen;
   e.thread_id = c.thread_id;
   e.ticks = now;
-  e.sid = state_->sid;
-  e.depth = state_->depth;
   e.thread_name = ts.name;
   e.time = WallTime(now);
-  e.utc_offset_sec = info_.clock.utc_offset_sec;
   e.t_abs = SignedSeconds(state_->start_time, now);
   e.t_rel.reset();
   e.msg.reset();
@@ -491,32 +530,37 @@ absl::StatusOr<bool> GenerationDecoder::Process(Cursor& c) {
   } else {
     e.stack = {};
   }
+}
 
-  if (ABSL_PREDICT_FALSE(spec == nullptr || spec->experimental)) {
-    e.kind = EventKind::kExperimental;
-    e.file = {};
-    e.line = 0;
-    e.repo.reset();
-    e.category = {};
-    e.label = {};
-    e.nesting = 1 + static_cast<int>(ts.regions.size());
-    e.experimental_data = c.head_data;
-    return true;
-  }
-
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline GenerationDecoder::Outcome GenerationDecoder::ProcessTrace2(
+    Cursor& c, const TypeInfo& info, bool common_done) {
+  ThreadState& ts = *c.ts;
+  const uint8_t type = c.head_type;
+  const uint64_t* a = c.head_args;
+  const uint64_t now = c.time;
+  if (!common_done) FillCommon(c, type, now);
+  Event& e = event_;
   // A Trace2 row: dt, site, then the row's own arguments.
   const SiteInfo* site = tables_.FindSite(a[1]);
   if (ABSL_PREDICT_FALSE(site == nullptr)) {
-    return HeadError(c,
-                     absl::StrFormat("%s: site ID %d is not in the site table", spec->name, a[1]));
+    const format::EventSpec* spec = specs_[type];
+    return Fail(
+        HeadError(c, absl::StrFormat("%s: site ID %d is not in the site table", spec->name, a[1])));
   }
-  for (uint8_t index : spec->StringIds()) {
-    if (ABSL_PREDICT_FALSE(a[index] != 0 && tables_.FindString(a[index]) == nullptr)) {
-      return HeadError(c, absl::StrFormat("%s: %s %d is not in the string table", spec->name,
-                                          spec->args[index].name, a[index]));
+  // All string IDs below string_limit() exist (0 = none included): one comparison per ID
+  // on the usual dense table; the general lookup otherwise.
+  const uint64_t string_limit = tables_.string_limit();
+  uint64_t max_string = 0;
+  for (int i = 0; i < info.nstrings; ++i) max_string |= a[info.strings[i]];
+  for (int i = 0; ABSL_PREDICT_FALSE(max_string >= string_limit) && i < info.nstrings; ++i) {
+    const uint8_t index = info.strings[i];
+    if (a[index] != 0 && tables_.FindString(a[index]) == nullptr) {
+      const format::EventSpec* spec = specs_[type];
+      return Fail(HeadError(c, absl::StrFormat("%s: %s %d is not in the string table", spec->name,
+                                               spec->args[index].name, a[index])));
     }
   }
-  e.kind = Kinds().kind[type];
+  e.kind = info.kind;
   e.file = site->file;
   e.line = site->line;
   if (site->repo != 0) {
@@ -536,7 +580,7 @@ absl::StatusOr<bool> GenerationDecoder::Process(Cursor& c) {
     case T(EventType::kTooManyFiles):
       break;
     case T(EventType::kStart):
-      if (absl::Status s = SplitList(c, a[2], &e.argv); !s.ok()) return s;
+      if (absl::Status s = SplitList(c, a[2], &e.argv); !s.ok()) return Fail(std::move(s));
       state_->saw_process_start = true;
       break;
     case T(EventType::kExit):
@@ -550,25 +594,25 @@ absl::StatusOr<bool> GenerationDecoder::Process(Cursor& c) {
       e.code = format::ZigzagDecode(a[2]);
       break;
     case T(EventType::kError):
-      e.msg = OptStr(a[2]);
-      e.fmt = OptStr(a[3]);
+      SetOptStr(&e.msg, a[2]);
+      SetOptStr(&e.fmt, a[3]);
       break;
     case T(EventType::kCmdPath):
       e.cmd_path = Str(a[2]);
       break;
     case T(EventType::kCmdAncestry):
-      if (absl::Status s = SplitList(c, a[2], &e.ancestry); !s.ok()) return s;
+      if (absl::Status s = SplitList(c, a[2], &e.ancestry); !s.ok()) return Fail(std::move(s));
       break;
     case T(EventType::kCmdName):
       e.cmd_name = Str(a[2]);
-      e.cmd_hierarchy = OptStr(a[3]);
+      SetOptStr(&e.cmd_hierarchy, a[3]);
       break;
     case T(EventType::kCmdMode):
       e.cmd_mode = Str(a[2]);
       break;
     case T(EventType::kAlias):
       e.alias = Str(a[2]);
-      if (absl::Status s = SplitList(c, a[3], &e.argv); !s.ok()) return s;
+      if (absl::Status s = SplitList(c, a[3], &e.argv); !s.ok()) return Fail(std::move(s));
       break;
     case T(EventType::kChildStart):
       // child_id, class_string, hook_string, cd_string, flags, argv_strlist.
@@ -577,15 +621,15 @@ absl::StatusOr<bool> GenerationDecoder::Process(Cursor& c) {
       e.child_class = a[3] != 0                                    ? Str(a[3])
                       : (a[6] & format::kChildFlagGitCommand) != 0 ? "git"
                                                                    : "?";
-      e.hook_name = OptStr(a[4]);
-      e.cd = OptStr(a[5]);
+      SetOptStr(&e.hook_name, a[4]);
+      SetOptStr(&e.cd, a[5]);
       e.use_shell = (a[6] & format::kChildFlagUseShell) != 0;
       e.is_git_command = (a[6] & format::kChildFlagGitCommand) != 0;
-      if (absl::Status s = SplitList(c, a[7], &e.argv); !s.ok()) return s;
+      if (absl::Status s = SplitList(c, a[7], &e.argv); !s.ok()) return Fail(std::move(s));
       if (!state_->open_children.insert(a[2]).second) {
-        return HeadError(c, absl::StrFormat("child_start for child_id %d, which is already "
-                                            "running",
-                                            a[2]));
+        return Fail(HeadError(c, absl::StrFormat("child_start for child_id %d, which is already "
+                                                 "running",
+                                                 a[2])));
       }
       break;
     case T(EventType::kChildExit):
@@ -604,38 +648,40 @@ absl::StatusOr<bool> GenerationDecoder::Process(Cursor& c) {
       } else if (a[4] == format::kChildReadyError) {
         e.ready = "error";
       } else {
-        return HeadError(c, absl::StrFormat("child_ready has an unknown ready value %d", a[4]));
+        return Fail(
+            HeadError(c, absl::StrFormat("child_ready has an unknown ready value %d", a[4])));
       }
       const bool known =
           exit ? state_->open_children.erase(a[2]) > 0 : state_->open_children.contains(a[2]);
       if (!known && state_->saw_process_start) {
-        return HeadError(c, absl::StrFormat("%s for child_id %d, which has no child_start in "
-                                            "this process",
-                                            spec->name, a[2]));
+        return Fail(HeadError(c, absl::StrFormat("%s for child_id %d, which has no child_start in "
+                                                 "this process",
+                                                 specs_[type]->name, a[2])));
       }
       break;
     }
     case T(EventType::kExec):
       // exec_id, exe_string, argv_strlist.
       e.exec_id = a[2];
-      e.exec_exe = OptStr(a[3]);
-      if (absl::Status s = SplitList(c, a[4], &e.argv); !s.ok()) return s;
+      SetOptStr(&e.exec_exe, a[3]);
+      if (absl::Status s = SplitList(c, a[4], &e.argv); !s.ok()) return Fail(std::move(s));
       if (!state_->open_execs.insert(a[2]).second) {
-        return HeadError(c, absl::StrFormat("exec for exec_id %d, which is already pending", a[2]));
+        return Fail(
+            HeadError(c, absl::StrFormat("exec for exec_id %d, which is already pending", a[2])));
       }
       break;
     case T(EventType::kExecResult):
       e.exec_id = a[2];
       e.code = format::ZigzagDecode(a[3]);
       if (state_->open_execs.erase(a[2]) == 0 && state_->saw_process_start) {
-        return HeadError(c, absl::StrFormat("exec_result for exec_id %d, which has no exec in "
-                                            "this process",
-                                            a[2]));
+        return Fail(HeadError(c, absl::StrFormat("exec_result for exec_id %d, which has no exec in "
+                                                 "this process",
+                                                 a[2])));
       }
       break;
     case T(EventType::kThreadStart):
       if (ts.started) {
-        return HeadError(c, "thread_start for a thread that has already started");
+        return Fail(HeadError(c, "thread_start for a thread that has already started"));
       }
       ts.started = true;
       if (a[2] != 0) ts.name = std::string(Str(a[2]));
@@ -650,7 +696,7 @@ absl::StatusOr<bool> GenerationDecoder::Process(Cursor& c) {
     case T(EventType::kDefParam):
       e.param_scope = Str(a[2]);
       e.param = Str(a[3]);
-      e.param_value = OptStr(a[4]);
+      SetOptStr(&e.param_value, a[4]);
       break;
     case T(EventType::kDefRepo):
       e.repo = static_cast<int64_t>(a[2]);
@@ -658,19 +704,19 @@ absl::StatusOr<bool> GenerationDecoder::Process(Cursor& c) {
       break;
     case T(EventType::kRegionEnter):
       if (ABSL_PREDICT_FALSE(ts.regions.size() >= kMaxRegionDepth)) {
-        return HeadError(c, "regions nest too deep");
+        return Fail(HeadError(c, "regions nest too deep"));
       }
       e.nesting = 1 + static_cast<int>(ts.regions.size());
       ts.regions.push_back(now);
-      e.msg = OptStr(a[2]);
-      return true;
+      SetOptStr(&e.msg, a[2]);
+      return kEvent;
     case T(EventType::kRegionLeave):
       if (ABSL_PREDICT_FALSE(ts.regions.empty())) {
-        return HeadError(c, "region_leave with no open region on the thread");
+        return Fail(HeadError(c, "region_leave with no open region on the thread"));
       }
       e.t_rel = SignedSeconds(ts.regions.back(), now);
       ts.regions.pop_back();
-      e.msg = OptStr(a[2]);
+      SetOptStr(&e.msg, a[2]);
       break;
     case T(EventType::kData):
       e.t_rel = SignedSeconds(innermost(), now);
@@ -691,7 +737,7 @@ absl::StatusOr<bool> GenerationDecoder::Process(Cursor& c) {
       e.value_string = Str(a[2]);
       break;
     case T(EventType::kPrintf):
-      e.msg = OptStr(a[2]);
+      SetOptStr(&e.msg, a[2]);
       break;
     case T(EventType::kThTimer):
     case T(EventType::kTimer):
@@ -707,43 +753,155 @@ absl::StatusOr<bool> GenerationDecoder::Process(Cursor& c) {
       e.count = a[2];
       break;
     default:
-      return HeadError(c, absl::StrFormat("%s may not appear in an event batch", spec->name));
+      return Fail(
+          HeadError(c, absl::StrFormat("%s may not appear in an event batch", specs_[type]->name)));
   }
   e.nesting = 1 + static_cast<int>(ts.regions.size());
-  return true;
+  return kEvent;
 }
 
-absl::StatusOr<const Event*> GenerationDecoder::Next() {
-  if (ABSL_PREDICT_FALSE(!error_.ok())) return error_;
-  while (cur_ != nullptr) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline GenerationDecoder::Outcome GenerationDecoder::Process(
+    Cursor& c) {
+  const TypeInfo& info = types_[c.head_type];
+  if (ABSL_PREDICT_TRUE(info.trace2 && !c.restating && !c.ts->exited)) {
+    return ProcessTrace2(c, info, /*common_done=*/false);
+  }
+  return ProcessSlow(c);
+}
+
+GenerationDecoder::Outcome GenerationDecoder::ProcessSlow(Cursor& c) {
+  ThreadState& ts = *c.ts;
+  const uint8_t type = c.head_type;
+  const format::EventSpec* spec = specs_[c.head_type];
+  const uint64_t* a = c.head_args;
+  const uint64_t now = c.time;
+  if (ABSL_PREDICT_FALSE(ts.exited)) {
+    return Fail(HeadError(c, absl::StrFormat("%s after thread_exit: thread_exit must be the "
+                                             "thread's last event",
+                                             spec != nullptr ? spec->name : "experimental event")));
+  }
+  if (ABSL_PREDICT_FALSE(c.restating) && type != T(EventType::kRegionActive)) {
+    if (absl::Status s = EndRestatement(c); !s.ok()) return Fail(std::move(s));
+  }
+
+  // Records that only update the thread's state.
+  switch (type) {
+    case T(EventType::kThreadStatus): {
+      // dt, name_string, start_time.
+      if (c.records != 1) {
+        return Fail(HeadError(c,
+                              "thread_status must be the first record of the thread's stream in "
+                              "a generation"));
+      }
+      if (a[1] != 0) {
+        if (tables_.FindString(a[1]) == nullptr) {
+          return Fail(HeadError(c, absl::StrFormat("thread_status name_string %d is not in the "
+                                                   "string table",
+                                                   a[1])));
+        }
+        ts.name = std::string(Str(a[1]));
+      }
+      if (a[2] > now) {
+        return Fail(HeadError(c, absl::StrFormat("thread_status start_time %d is after the record "
+                                                 "time %d",
+                                                 a[2], now)));
+      }
+      ts.start_time = a[2];
+      ts.regions.clear();
+      c.restating = true;
+      return kSkip;
+    }
+    case T(EventType::kRegionActive): {
+      // dt, site, msg_string, enter_time.
+      if (!c.restating) {
+        return Fail(HeadError(c,
+                              "region_active outside a re-statement: it must follow "
+                              "thread_status or another region_active"));
+      }
+      if (tables_.FindSite(a[1]) == nullptr) {
+        return Fail(HeadError(c, absl::StrFormat("site ID %d is not in the site table", a[1])));
+      }
+      if (a[2] != 0 && tables_.FindString(a[2]) == nullptr) {
+        return Fail(
+            HeadError(c, absl::StrFormat("msg_string %d is not in the string table", a[2])));
+      }
+      if (a[3] > now) {
+        return Fail(HeadError(c, absl::StrFormat("region_active enter_time %d is after the record "
+                                                 "time %d",
+                                                 a[3], now)));
+      }
+      if (ts.regions.size() >= kMaxRegionDepth) return Fail(HeadError(c, "regions nest too deep"));
+      ts.regions.push_back(a[3]);
+      return kSkip;
+    }
+    case T(EventType::kStackRef): {
+      // dt, stack.
+      if (a[1] == 0) {
+        c.has_pending_stack = false;
+        return kSkip;
+      }
+      if (!tables_.FindStack(a[1], &c.pending_stack)) {
+        return Fail(HeadError(c, absl::StrFormat("stack ID %d is not in the stack table", a[1])));
+      }
+      c.has_pending_stack = true;
+      return kSkip;
+    }
+    default:
+      break;
+  }
+
+  FillCommon(c, type, now);
+  Event& e = event_;
+  if (ABSL_PREDICT_FALSE(spec == nullptr || spec->experimental)) {
+    e.kind = EventKind::kExperimental;
+    e.file = {};
+    e.line = 0;
+    e.repo.reset();
+    e.category = {};
+    e.label = {};
+    e.nesting = 1 + static_cast<int>(ts.regions.size());
+    e.experimental_data = c.head_data;
+    return kEvent;
+  }
+
+  const TypeInfo& info = types_[type];
+  if (!info.trace2) {
+    return Fail(HeadError(c, absl::StrFormat("%s may not appear in an event batch", spec->name)));
+  }
+  return ProcessTrace2(c, info, /*common_done=*/true);
+}
+
+const Event* GenerationDecoder::Next() {
+  if (ABSL_PREDICT_FALSE(!error_.ok())) return nullptr;
+  if (ABSL_PREDICT_FALSE(pick_at_start_)) {
+    pick_at_start_ = false;
+    cur_ = PickFirst();
+  }
+  while (ABSL_PREDICT_TRUE(cur_ != nullptr)) {
     Cursor& c = *cur_;
-    absl::StatusOr<bool> produced = Process(c);
-    if (ABSL_PREDICT_FALSE(!produced.ok())) {
-      error_ = produced.status();
-      return error_;
+    const Outcome outcome = Process(c);
+    if (ABSL_PREDICT_FALSE(outcome == kError)) return nullptr;
+    if (ABSL_PREDICT_FALSE(!DecodeHead(c))) {
+      // Deliver the processed event first; the error stays in error_ for the next call.
+      return outcome == kEvent ? &event_ : nullptr;
     }
-    absl::Status advanced = DecodeHead(c);
-    if (ABSL_PREDICT_TRUE(advanced.ok()) && !c.has_head) advanced = EndStream(c);
-    if (ABSL_PREDICT_FALSE(!advanced.ok())) {
-      error_ = advanced;
-      if (*produced) return &event_;
-      return error_;
-    }
-    if (!c.has_head) {
-      if (heap_.empty()) {
-        cur_ = nullptr;
-      } else {
-        cur_ = heap_[0];
+    if (ABSL_PREDICT_FALSE(!c.has_head)) {
+      if (absl::Status s = EndStream(c); !s.ok()) {
+        error_ = std::move(s);
+        return outcome == kEvent ? &event_ : nullptr;
+      }
+      keys_[c.index] = kNoKey;
+      if (!linear_) {
         heap_[0] = heap_.back();
         heap_.pop_back();
         if (!heap_.empty()) SiftDown(0);
       }
-    } else if (!heap_.empty() && Less(heap_[0], &c)) {
-      cur_ = heap_[0];
-      heap_[0] = &c;
-      SiftDown(0);
+    } else {
+      keys_[c.index] = c.time;
+      if (!linear_) SiftDown(0);
     }
-    if (*produced) return &event_;
+    cur_ = PickFirst();
+    if (outcome == kEvent) return &event_;
   }
   if (!finished_) {
     FinishGeneration();

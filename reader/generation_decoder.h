@@ -45,10 +45,14 @@ class GenerationDecoder {
   absl::Status Start(const RawGeneration& gen, ProcessStates* processes);
 
   // The next event in time order (ties: lower thread number first), or nullptr when the
-  // generation is exhausted; at that point the end-of-generation bookkeeping is done
-  // (exited threads dropped, open regions remembered for the next re-statement). The
-  // event is valid until the next call. After an error, every further call returns it.
-  absl::StatusOr<const Event*> Next();
+  // generation is exhausted or an error occurred (see status()). At the end the
+  // end-of-generation bookkeeping is done (exited threads dropped, open regions
+  // remembered for the next re-statement). The event is valid until the next call. After
+  // an error every further call returns nullptr.
+  const Event* Next();
+
+  // OK, or the error that stopped the generation.
+  const absl::Status& status() const { return error_; }
 
   // Metadata of the current generation.
   const GenerationInfo& info() const { return info_; }
@@ -63,38 +67,65 @@ class GenerationDecoder {
   };
   static constexpr uint32_t kNoBatch = ~uint32_t{0};
 
-  // One thread's stream in this generation, with its decoded head record.
+  // One thread's stream in this generation, with its decoded head record (the last
+  // record decoded; Process() consumes it).
   struct Cursor {
     uint64_t thread_id = 0;
     ThreadState* ts = nullptr;
-    uint32_t order = 0;              // tie-break: rank of thread_id
+    uint32_t index = 0;              // in cursors_, which is sorted by thread_id
     uint32_t next_batch = kNoBatch;  // next batch to load
     const uint8_t* pos = nullptr;
     const uint8_t* end = nullptr;
-    const uint8_t* body_begin = nullptr;
-    uint64_t body_offset = 0;
-    uint64_t time = 0;       // time of the last decoded record, or the batch base
-    uint64_t last_time = 0;  // time of the last decoded record of the thread
-    uint64_t records = 0;    // records decoded so far
-    bool any_record = false;
+    const uint8_t* body_begin = nullptr;  // of the current batch
+    uint64_t body_offset = 0;             // byte offset of body_begin
+    uint64_t time = 0;     // time of the head record (the batch base before the first)
+    uint64_t records = 0;  // records decoded so far; the head's index is records - 1
+    bool has_head = false;
+    bool check_floor = false;  // the next record must come after `floor`
+    uint64_t floor = 0;
     bool restating = false;  // after thread_status: region_active records may follow
     bool has_pending_stack = false;
     absl::Span<const SymbolFrame> pending_stack;
     // Head record.
-    bool has_head = false;
     uint8_t head_type = 0;
-    const format::EventSpec* head_spec = nullptr;
-    uint64_t head_time = 0;
-    uint64_t head_offset = 0;
-    uint64_t head_index = 0;
+    const uint8_t* head_pos = nullptr;
     uint64_t head_args[format::kMaxArgs] = {};
     absl::string_view head_data;
   };
 
-  // Decodes the cursor's next record into its head (has_head=false at the end).
-  absl::Status DecodeHead(Cursor& c);
-  // Validates the head record, updates the state, fills event_ if it is surfaced.
-  absl::StatusOr<bool> Process(Cursor& c);
+  // Decodes the cursor's next record into its head (has_head=false at the end); false on
+  // error (in error_).
+  bool DecodeHead(Cursor& c);
+  // Moves to the cursor's next non-empty batch; false if there is none.
+  bool LoadBatch(Cursor& c);
+  // Decodes the head with the generic RecordDecoder (data trailers, long varints, errors).
+  bool DecodeSlow(Cursor& c);
+  // Time checks that failed the fast test (dt 0, overflow, batch overlap).
+  bool CheckTime(Cursor& c, uint64_t dt, uint64_t t);
+  // The cursor with the smallest head (ties: lower thread number), or nullptr.
+  Cursor* PickFirst();
+  Cursor* PickLinear();
+  static uint64_t HeadOffset(const Cursor& c);
+  enum Outcome { kSkip, kEvent, kError };
+  struct TypeInfo;
+  // Validates the head record, updates the state, fills event_ if it is surfaced
+  // (kEvent); on kError the error is in error_.
+  Outcome Process(Cursor& c);
+  // Process() for the rare cases: re-statement records, stacks, experimental events,
+  // records after thread_exit, the end of a re-statement.
+  Outcome ProcessSlow(Cursor& c);
+  // Process() for a Trace2 row (the hot path).
+  Outcome ProcessTrace2(Cursor& c, const TypeInfo& info, bool common_done);
+  // Fills the event fields every surfaced record has.
+  void FillCommon(Cursor& c, uint8_t type, uint64_t now);
+  Outcome Fail(absl::Status status) {
+    error_ = std::move(status);
+    return kError;
+  }
+  bool FailFalse(absl::Status status) {
+    error_ = std::move(status);
+    return false;
+  }
   // Checks the finished region_active re-statement against the carried regions.
   absl::Status EndRestatement(Cursor& c);
   // End-of-stream checks of one thread.
@@ -107,7 +138,7 @@ class GenerationDecoder {
   absl::Status CursorError(const Cursor& c, uint64_t offset, uint64_t index,
                            absl::string_view reason) const;
   absl::Status HeadError(const Cursor& c, absl::string_view reason) const {
-    return CursorError(c, c.head_offset, c.head_index, reason);
+    return CursorError(c, HeadOffset(c), c.records - 1, reason);
   }
   absl::Status GenError(uint64_t offset, absl::string_view reason) const;
 
@@ -118,31 +149,60 @@ class GenerationDecoder {
     if (id == 0) return std::nullopt;
     return *tables_.FindString(id);
   }
+  // Sets an optional field in place (assigning a std::optional temporary costs a
+  // store-forwarding stall on the hot path).
+  void SetOptStr(std::optional<absl::string_view>* field, uint64_t id) const {
+    if (id == 0) {
+      field->reset();
+    } else {
+      field->emplace(*tables_.FindString(id));
+    }
+  }
   absl::Time WallTime(uint64_t ticks) const;
+  absl::Time SlowWallTime(uint64_t ticks) const;
   double Seconds(uint64_t ticks) const { return static_cast<double>(ticks) * sec_per_tick_; }
   double SignedSeconds(uint64_t from, uint64_t to) const {
     return static_cast<double>(static_cast<int64_t>(to - from)) * sec_per_tick_;
   }
 
-  bool Less(const Cursor* a, const Cursor* b) const {
-    return a->head_time < b->head_time || (a->head_time == b->head_time && a->order < b->order);
+  bool HeapLess(uint32_t a, uint32_t b) const {
+    return keys_[a] < keys_[b] || (keys_[a] == keys_[b] && a < b);
   }
   void SiftDown(size_t i);
   void SiftUp(size_t i);
 
+  // Per wire type: what the hot path needs, packed.
+  struct TypeInfo {
+    bool fast = false;    // a plain timed row without data: decode nargs varints inline
+    bool trace2 = false;  // a Trace2 row with a site (surfaced through ProcessTrace2)
+    uint8_t nargs = 0;
+    uint8_t nstrings = 0;  // string-ID arguments to validate
+    uint8_t strings[4] = {};
+    EventKind kind = EventKind::kExperimental;
+  };
   const format::EventSpec* specs_[256];
+  TypeInfo types_[256];
   GenerationTables tables_;
   ProcessState* state_ = nullptr;
   std::string describe_;
   GenerationInfo info_;
   double sec_per_tick_ = 0;
-  int64_t ns_per_tick_ = 0;  // 1e9 / freq when exact, else 0
+  int64_t ns_per_tick_ = 0;   // 1e9 / freq when exact, else 0
+  int64_t wall_unix_ns_ = 0;  // clock_sync wall time in Unix nanoseconds
   std::vector<Batch> batches_;
   std::vector<Cursor> cursors_;
   absl::flat_hash_map<uint64_t, uint32_t> cursor_of_thread_;
-  std::vector<Cursor*> heap_;  // cursors with a head, except cur_
-  Cursor* cur_ = nullptr;      // cursor with the smallest head
+  // Merge: keys_[i] is cursor i's head time (kNoKey when exhausted). Up to
+  // kLinearMergeMax threads a branch-free scan picks the minimum; above, a binary heap of
+  // cursor indices does.
+  static constexpr uint64_t kNoKey = ~uint64_t{0};
+  static constexpr size_t kLinearMergeMax = 8;
+  std::vector<uint64_t> keys_;
+  bool linear_ = true;
+  std::vector<uint32_t> heap_;  // cursors with a head, heap-ordered (heap mode)
+  Cursor* cur_ = nullptr;       // cursor with the smallest head
   bool finished_ = false;
+  bool pick_at_start_ = false;
   absl::Status error_;
   format::RawEvent raw_;  // slow-path decoding
   Event event_;

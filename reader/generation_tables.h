@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/optimization.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -38,9 +39,18 @@ class GenerationTables {
   absl::Status Build(const RawGeneration& gen);
 
   // The string with `id` (never 0), or nullptr if the table has none.
-  const absl::string_view* FindString(uint64_t id) const { return strings_.Find(id); }
+  const absl::string_view* FindString(uint64_t id) const {
+    if (ABSL_PREDICT_TRUE(id - 1 < strings_.complete_limit() - 1)) return &strings_.Get(id);
+    return strings_.Find(id);
+  }
   // The site with `id`, or nullptr.
-  const SiteInfo* FindSite(uint64_t id) const { return sites_.Find(id); }
+  const SiteInfo* FindSite(uint64_t id) const {
+    if (ABSL_PREDICT_TRUE(id - 1 < sites_.complete_limit() - 1)) return &sites_.Get(id);
+    return sites_.Find(id);
+  }
+  // Every string ID below this value is valid (0 = none included): see
+  // IdTable::complete_limit().
+  uint64_t string_limit() const { return strings_.complete_limit(); }
   // The stack with `id`; false if there is none.
   bool FindStack(uint64_t id, absl::Span<const SymbolFrame>* stack) const {
     const std::pair<uint32_t, uint32_t>* range = stacks_.Find(id);

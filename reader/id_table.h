@@ -24,6 +24,7 @@ class IdTable {
     present_.clear();
     sparse_.clear();
     is_dense_ = true;
+    complete_limit_ = 1;
   }
 
   // Stages an entry recorded at byte `offset`; Build() makes staged entries visible.
@@ -42,6 +43,7 @@ class IdTable {
     uint64_t max_id = 0;
     for (const Staged& entry : staged_) max_id = std::max(max_id, entry.id);
     is_dense_ = max_id <= 4 * staged_.size() + 1024;
+    complete_limit_ = 1;
     Duplicate duplicate;
     if (is_dense_) {
       dense_.resize(max_id + 1);
@@ -61,12 +63,22 @@ class IdTable {
         }
       }
     }
+    if (is_dense_ && duplicate.id == 0 && max_id == staged_.size()) {
+      complete_limit_ = max_id + 1;  // every ID 1..max_id is present
+    }
     staged_.clear();
     return duplicate;
   }
 
+  // IDs below this value (and above 0) are all present: a table with IDs 1..N gives N + 1,
+  // so that the hot path checks an ID with one comparison. 1 if the table is not so.
+  uint64_t complete_limit() const { return complete_limit_; }
+
+  // The entry for `id` when 0 < id < complete_limit() (unchecked).
+  const T& Get(uint64_t id) const { return dense_[id]; }
+
   // The entry for `id`, or nullptr.
-  const T* Find(uint64_t id) const {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE const T* Find(uint64_t id) const {
     if (ABSL_PREDICT_TRUE(is_dense_)) {
       return id < present_.size() && present_[id] ? &dense_[id] : nullptr;
     }
@@ -82,6 +94,7 @@ class IdTable {
   };
   std::vector<Staged> staged_;
   bool is_dense_ = true;
+  uint64_t complete_limit_ = 1;
   std::vector<T> dense_;
   std::vector<uint8_t> present_;
   absl::flat_hash_map<uint64_t, T> sparse_;

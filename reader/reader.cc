@@ -44,15 +44,15 @@ absl::Status Reader::Named(const absl::Status& status) const {
   return absl::Status(status.code(), absl::StrCat(name_, ": ", status.message()));
 }
 
-absl::StatusOr<const Event*> Reader::Next() {
+absl::StatusOr<const Event*> Reader::NextSlow() {
   while (true) {
-    if (ABSL_PREDICT_TRUE(decoding_)) {
-      absl::StatusOr<const Event*> event = decoder_.Next();
-      if (ABSL_PREDICT_TRUE(event.ok() && *event != nullptr)) {
+    if (decoding_) {
+      const Event* event = decoder_.Next();
+      if (event != nullptr) {
         ++events_;
         return event;
       }
-      if (!event.ok()) return Fail(event.status(), /*framing=*/false);
+      if (!decoder_.status().ok()) return Fail(decoder_.status(), /*framing=*/false);
       decoding_ = false;
       ++report_.generations_delivered;
     }
@@ -84,13 +84,10 @@ absl::StatusOr<bool> Reader::LoadGeneration() {
     if (options_.salvage) {
       ProcessStates trial = states_.Clone();
       absl::Status status = validator_->Start(raw_, &trial);
-      while (status.ok()) {
-        absl::StatusOr<const Event*> event = validator_->Next();
-        if (!event.ok()) {
-          status = event.status();
-        } else if (*event == nullptr) {
-          break;
+      if (status.ok()) {
+        while (validator_->Next() != nullptr) {
         }
+        status = validator_->status();
       }
       if (!status.ok()) {
         report_.errors.push_back(Named(status));

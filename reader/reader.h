@@ -25,6 +25,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/base/optimization.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "reader/byte_source.h"
@@ -63,7 +64,15 @@ class Reader {
   // The next event, nullptr at the end of the trace. The event and its views are valid
   // until the next call. After an error every further call returns the same error. In
   // salvage mode it never fails (errors go to loss_report()).
-  absl::StatusOr<const Event*> Next();
+  absl::StatusOr<const Event*> Next() {
+    if (ABSL_PREDICT_TRUE(decoding_)) {
+      if (const Event* event = decoder_.Next(); ABSL_PREDICT_TRUE(event != nullptr)) {
+        ++events_;
+        return event;
+      }
+    }
+    return NextSlow();
+  }
 
   // The generation the last event came from; nullptr before the first generation.
   const GenerationInfo* generation() const { return decoding_ ? &decoder_.info() : nullptr; }
@@ -81,6 +90,8 @@ class Reader {
   const std::string& name() const { return name_; }
 
  private:
+  // Next() after the current generation's events: errors, the next generation, the end.
+  absl::StatusOr<const Event*> NextSlow();
   // Reads, checks and starts the next generation; false at the end of the trace.
   absl::StatusOr<bool> LoadGeneration();
   // Handles an error: returns it, or in salvage mode records it and ends the read.
