@@ -1,0 +1,102 @@
+#include "reader/targets/fixed_decimal.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+namespace tracewire::targets {
+namespace {
+
+constexpr uint64_t kPow10[] = {1,      10,      100,      1000,      10000,
+                               100000, 1000000, 10000000, 100000000, 1000000000};
+constexpr int kMaxFastPrecision = 9;
+constexpr double kMaxFastValue = 4294967296.0;  // 2^32: value * 10^9 stays below 2^64
+
+// printf fallback for what the fast path does not cover (NaN, infinities, huge values,
+// large precisions).
+void AppendWithPrintf(double value, int width, int precision, std::string* out) {
+  char buffer[512];
+  int n = std::snprintf(buffer, sizeof(buffer), "%*.*f", width, precision, value);
+  if (n >= 0 && static_cast<size_t>(n) < sizeof(buffer)) {
+    out->append(buffer, n);
+    return;
+  }
+  if (n < 0) return;
+  std::string big(static_cast<size_t>(n) + 1, '\0');
+  std::snprintf(big.data(), big.size(), "%*.*f", width, precision, value);
+  big.resize(n);
+  out->append(big);
+}
+
+// round(magnitude * 10^precision), ties to even, computed exactly from the binary value.
+// Requires 0 <= magnitude < 2^32 and precision <= 9.
+uint64_t ScaledRounded(double magnitude, int precision) {
+  uint64_t bits;
+  std::memcpy(&bits, &magnitude, sizeof(bits));
+  const int exponent_field = static_cast<int>((bits >> 52) & 0x7ff);
+  uint64_t mantissa = bits & ((uint64_t{1} << 52) - 1);
+  int exponent;  // magnitude = mantissa * 2^exponent
+  if (exponent_field == 0) {
+    exponent = -1074;
+  } else {
+    mantissa |= uint64_t{1} << 52;
+    exponent = exponent_field - 1075;
+  }
+  const unsigned __int128 scaled =
+      static_cast<unsigned __int128>(mantissa) * kPow10[precision];  // < 2^83
+  if (exponent >= 0) return static_cast<uint64_t>(scaled << exponent);
+  const int shift = -exponent;
+  if (shift > 100) return 0;  // scaled / 2^shift < 2^-17: rounds to 0
+  const unsigned __int128 quotient = scaled >> shift;
+  const unsigned __int128 remainder = scaled - (quotient << shift);
+  const unsigned __int128 half = static_cast<unsigned __int128>(1) << (shift - 1);
+  uint64_t result = static_cast<uint64_t>(quotient);
+  if (remainder > half || (remainder == half && (result & 1) != 0)) ++result;
+  return result;
+}
+
+// Writes the decimal digits of `value` ending at `end`; returns the first digit's address.
+char* WriteDigits(uint64_t value, char* end) {
+  do {
+    *--end = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0);
+  return end;
+}
+
+}  // namespace
+
+void AppendFixedPadded(double value, int width, int precision, std::string* out) {
+  if (precision < 0) precision = 6;  // printf ignores a negative precision
+  if (!(std::fabs(value) < kMaxFastValue) || precision > kMaxFastPrecision) {
+    AppendWithPrintf(value, width, precision, out);
+    return;
+  }
+  const bool negative = std::signbit(value);
+  const uint64_t scaled = ScaledRounded(std::fabs(value), precision);
+  const uint64_t unit = kPow10[precision];
+  // Sign, up to 10 integer digits, point, up to 9 decimals.
+  char buffer[32];
+  char* const end = buffer + sizeof(buffer);
+  char* p = end;
+  if (precision > 0) {
+    uint64_t fraction = scaled % unit;
+    for (int i = 0; i < precision; ++i) {
+      *--p = static_cast<char>('0' + fraction % 10);
+      fraction /= 10;
+    }
+    *--p = '.';
+  }
+  p = WriteDigits(scaled / unit, p);
+  if (negative) *--p = '-';
+  const int length = static_cast<int>(end - p);
+  if (length < width) out->append(static_cast<size_t>(width - length), ' ');
+  out->append(p, static_cast<size_t>(length));
+}
+
+void AppendFixed(double value, int precision, std::string* out) {
+  AppendFixedPadded(value, 0, precision, out);
+}
+
+}  // namespace tracewire::targets

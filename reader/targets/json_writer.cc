@@ -1,0 +1,259 @@
+#include "reader/targets/json_writer.h"
+
+#include <array>
+#include <cassert>
+#include <charconv>
+
+#include "reader/targets/fixed_decimal.h"
+
+namespace tracewire::targets {
+namespace {
+
+// For each byte: 0 = copied raw, 'u' = \u00XX, else the letter after the backslash.
+constexpr std::array<char, 256> MakeEscapeTable() {
+  std::array<char, 256> table{};
+  for (int c = 0; c < 0x20; ++c) table[c] = 'u';
+  table['"'] = '"';
+  table['\\'] = '\\';
+  table['\n'] = 'n';
+  table['\r'] = 'r';
+  table['\t'] = 't';
+  table['\f'] = 'f';
+  table['\b'] = 'b';
+  return table;
+}
+constexpr std::array<char, 256> kEscape = MakeEscapeTable();
+
+void AppendInt(int64_t value, std::string* out) {
+  char buffer[24];
+  const char* end = std::to_chars(buffer, buffer + sizeof(buffer), value).ptr;
+  out->append(buffer, end - buffer);
+}
+
+}  // namespace
+
+void AppendJsonString(absl::string_view value, std::string* out) {
+  out->push_back('"');
+  const char* p = value.data();
+  const char* const end = p + value.size();
+  while (p < end) {
+    const char* run = p;
+    while (p < end && kEscape[static_cast<unsigned char>(*p)] == 0) ++p;
+    if (p > run) out->append(run, p - run);
+    if (p == end) break;
+    const unsigned char c = static_cast<unsigned char>(*p++);
+    const char escape = kEscape[c];
+    if (escape == 'u') {
+      static constexpr char kHex[] = "0123456789abcdef";
+      const char text[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xf]};
+      out->append(text, sizeof(text));
+    } else {
+      const char text[2] = {'\\', escape};
+      out->append(text, sizeof(text));
+    }
+  }
+  out->push_back('"');
+}
+
+void AppendCompactedJson(absl::string_view json, std::string* out) {
+  size_t i = 0;
+  while (i < json.size()) {
+    const size_t newline = json.find('\n', i);
+    if (newline == absl::string_view::npos) {
+      out->append(json.data() + i, json.size() - i);
+      return;
+    }
+    out->append(json.data() + i, newline - i);
+    i = newline + 1;
+    while (i < json.size() && json[i] == ' ') ++i;
+  }
+}
+
+JsonWriter::JsonWriter() : out_(&own_), start_(0) {}
+
+JsonWriter::JsonWriter(std::string* out) : out_(out), start_(out->size()) {}
+
+void JsonWriter::Begin(char open, bool pretty) {
+  pretty_ = pretty;
+  out_->push_back(open);
+  open_.push_back(open);
+  need_comma_ = false;
+}
+
+void JsonWriter::BeginObject(bool pretty) { Begin('{', pretty); }
+void JsonWriter::BeginArray(bool pretty) { Begin('[', pretty); }
+
+void JsonWriter::MaybeComma() {
+  if (need_comma_) {
+    out_->push_back(',');
+  } else {
+    need_comma_ = true;
+  }
+}
+
+void JsonWriter::NewlineAndIndent() {
+  out_->push_back('\n');
+  out_->append(2 * open_.size(), ' ');
+}
+
+void JsonWriter::MemberPrefix(absl::string_view key) {
+  assert(!open_.empty() && open_.back() == '{');
+  MaybeComma();
+  if (pretty_) NewlineAndIndent();
+  AppendJsonString(key, out_);
+  out_->push_back(':');
+  if (pretty_) out_->push_back(' ');
+}
+
+void JsonWriter::ElementPrefix() {
+  assert(!open_.empty() && open_.back() == '[');
+  MaybeComma();
+  if (pretty_) NewlineAndIndent();
+}
+
+void JsonWriter::AppendSub(absl::string_view json, bool json_is_pretty) {
+  if (pretty_ && !open_.empty() && json_is_pretty) {
+    // increase_indent: every line of the sub-value moves right by the current indentation.
+    const size_t indent = 2 * open_.size();
+    for (char c : json) {
+      out_->push_back(c);
+      if (c == '\n') out_->append(indent, ' ');
+    }
+    return;
+  }
+  if (!pretty_ && json_is_pretty) {
+    AppendCompactedJson(json, out_);
+    return;
+  }
+  out_->append(json.data(), json.size());
+}
+
+void JsonWriter::ObjectString(absl::string_view key, absl::string_view value) {
+  MemberPrefix(key);
+  AppendJsonString(value, out_);
+}
+
+void JsonWriter::ObjectInt(absl::string_view key, int64_t value) {
+  MemberPrefix(key);
+  AppendInt(value, out_);
+}
+
+void JsonWriter::ObjectDouble(absl::string_view key, int precision, double value) {
+  MemberPrefix(key);
+  AppendFixed(value, precision < 0 ? 6 : precision, out_);
+}
+
+void JsonWriter::ObjectTrue(absl::string_view key) {
+  MemberPrefix(key);
+  out_->append("true");
+}
+
+void JsonWriter::ObjectFalse(absl::string_view key) {
+  MemberPrefix(key);
+  out_->append("false");
+}
+
+void JsonWriter::ObjectBool(absl::string_view key, bool value) {
+  if (value) {
+    ObjectTrue(key);
+  } else {
+    ObjectFalse(key);
+  }
+}
+
+void JsonWriter::ObjectNull(absl::string_view key) {
+  MemberPrefix(key);
+  out_->append("null");
+}
+
+void JsonWriter::ObjectSubJson(absl::string_view key, const JsonWriter& sub) {
+  assert(sub.IsTerminated());
+  MemberPrefix(key);
+  AppendSub(sub.json(), sub.pretty());
+}
+
+void JsonWriter::ObjectRawJson(absl::string_view key, absl::string_view json, bool json_is_pretty) {
+  MemberPrefix(key);
+  AppendSub(json, json_is_pretty);
+}
+
+void JsonWriter::ObjectBeginObject(absl::string_view key) {
+  MemberPrefix(key);
+  Begin('{', pretty_);
+}
+
+void JsonWriter::ObjectBeginArray(absl::string_view key) {
+  MemberPrefix(key);
+  Begin('[', pretty_);
+}
+
+void JsonWriter::ArrayString(absl::string_view value) {
+  ElementPrefix();
+  AppendJsonString(value, out_);
+}
+
+void JsonWriter::ArrayInt(int64_t value) {
+  ElementPrefix();
+  AppendInt(value, out_);
+}
+
+void JsonWriter::ArrayDouble(int precision, double value) {
+  ElementPrefix();
+  AppendFixed(value, precision < 0 ? 6 : precision, out_);
+}
+
+void JsonWriter::ArrayTrue() {
+  ElementPrefix();
+  out_->append("true");
+}
+
+void JsonWriter::ArrayFalse() {
+  ElementPrefix();
+  out_->append("false");
+}
+
+void JsonWriter::ArrayBool(bool value) {
+  if (value) {
+    ArrayTrue();
+  } else {
+    ArrayFalse();
+  }
+}
+
+void JsonWriter::ArrayNull() {
+  ElementPrefix();
+  out_->append("null");
+}
+
+void JsonWriter::ArraySubJson(const JsonWriter& sub) {
+  assert(sub.IsTerminated());
+  ElementPrefix();
+  AppendSub(sub.json(), sub.pretty());
+}
+
+void JsonWriter::ArrayRawJson(absl::string_view json, bool json_is_pretty) {
+  ElementPrefix();
+  AppendSub(json, json_is_pretty);
+}
+
+void JsonWriter::ArrayBeginObject() {
+  ElementPrefix();
+  Begin('{', pretty_);
+}
+
+void JsonWriter::ArrayBeginArray() {
+  ElementPrefix();
+  Begin('[', pretty_);
+}
+
+void JsonWriter::End() {
+  assert(!open_.empty());
+  if (open_.empty()) return;
+  const char open = open_.back();
+  open_.pop_back();
+  need_comma_ = true;
+  if (pretty_) NewlineAndIndent();
+  out_->push_back(open == '{' ? '}' : ']');
+}
+
+}  // namespace tracewire::targets

@@ -1,0 +1,115 @@
+// JsonWriter: builds JSON text with exactly the bytes of git's json-writer (json-writer.c),
+// as the EVENT target writes it and t/t0019-json-writer.sh checks it. The exporters reuse it.
+//
+//   std::string out;
+//   JsonWriter jw(&out);
+//   jw.BeginObject();
+//   jw.ObjectString("event", "version");
+//   jw.ObjectBeginArray("argv");
+//   jw.ArrayString("git");
+//   jw.End();
+//   jw.End();  // out == {"event":"version","argv":["git"]}
+//
+// Rules (as git): members are written in call order, never sorted; compact mode has no
+// whitespace; pretty mode puts each member on its own line indented by two spaces per open
+// level, with a space after ':' (an empty object is "{\n}"). Strings are escaped byte-wise:
+// '"', '\\', \n, \r, \t, \f and \b as two-character escapes, every other byte below 0x20 as
+// \u00XX (lowercase hex), everything else (including 0x7f and bytes >= 0x80) copied raw, with
+// no UTF-8 validation. Unlike git (C strings) a NUL byte is written as \u0000.
+//
+// Misuse (a member outside an object, End() with nothing open, ...) is a programming error:
+// it is checked with assert() in debug builds, as git BUG()s.
+#ifndef TRACEWIRE_READER_TARGETS_JSON_WRITER_H_
+#define TRACEWIRE_READER_TARGETS_JSON_WRITER_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace tracewire::targets {
+
+class JsonWriter {
+ public:
+  // Writes into the writer's own buffer (see json()).
+  JsonWriter();
+  // Appends to *out, keeping what it already holds; json() is the part this writer wrote.
+  // `out` must outlive the writer.
+  explicit JsonWriter(std::string* out);
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
+
+  // Opens a top-level object or array (jw_object_begin, jw_array_begin). `pretty` selects
+  // the layout for everything written until the next Begin call.
+  void BeginObject(bool pretty = false);
+  void BeginArray(bool pretty = false);
+
+  // Object members (the innermost open value must be an object).
+  void ObjectString(absl::string_view key, absl::string_view value);
+  void ObjectInt(absl::string_view key, int64_t value);
+  // `precision` digits after the point ("%.*f"); a negative precision means "%f".
+  void ObjectDouble(absl::string_view key, int precision, double value);
+  void ObjectTrue(absl::string_view key);
+  void ObjectFalse(absl::string_view key);
+  void ObjectBool(absl::string_view key, bool value);
+  void ObjectNull(absl::string_view key);
+  // A member whose value is the complete (terminated) JSON of `sub` (jw_object_sub_jw).
+  void ObjectSubJson(absl::string_view key, const JsonWriter& sub);
+  // A member whose value is the raw JSON text `json`, spliced with git's sub-writer rule:
+  // `json_is_pretty` text inside a compact writer is compacted (each '\n' and the spaces
+  // after it are dropped; the space after ':' stays); inside a pretty writer it is
+  // re-indented under the member; compact text is copied verbatim.
+  void ObjectRawJson(absl::string_view key, absl::string_view json, bool json_is_pretty);
+  // Opens an object/array as the value of member `key` (jw_object_inline_begin_*).
+  void ObjectBeginObject(absl::string_view key);
+  void ObjectBeginArray(absl::string_view key);
+
+  // Array elements (the innermost open value must be an array).
+  void ArrayString(absl::string_view value);
+  void ArrayInt(int64_t value);
+  void ArrayDouble(int precision, double value);
+  void ArrayTrue();
+  void ArrayFalse();
+  void ArrayBool(bool value);
+  void ArrayNull();
+  void ArraySubJson(const JsonWriter& sub);
+  void ArrayRawJson(absl::string_view json, bool json_is_pretty);
+  void ArrayBeginObject();
+  void ArrayBeginArray();
+
+  // Closes the innermost open object or array (jw_end).
+  void End();
+
+  // True once every opened object/array is closed (jw_is_terminated).
+  bool IsTerminated() const { return open_.empty(); }
+  // The layout selected by the last Begin call.
+  bool pretty() const { return pretty_; }
+  // The JSON text written by this writer so far.
+  absl::string_view json() const { return absl::string_view(*out_).substr(start_); }
+
+ private:
+  void Begin(char open, bool pretty);
+  void MemberPrefix(absl::string_view key);
+  void ElementPrefix();
+  void MaybeComma();
+  void NewlineAndIndent();
+  void AppendSub(absl::string_view json, bool json_is_pretty);
+
+  std::string own_;
+  std::string* out_;
+  size_t start_;
+  std::string open_;  // stack of the open '{' / '['
+  bool pretty_ = false;
+  bool need_comma_ = false;
+};
+
+// Appends `value` as a quoted JSON string with git's byte-wise escaping.
+void AppendJsonString(absl::string_view value, std::string* out);
+
+// Appends `json` with git's compaction of a pretty sub-writer (kill_indent): every '\n' and
+// the run of spaces that follows it are dropped.
+void AppendCompactedJson(absl::string_view json, std::string* out);
+
+}  // namespace tracewire::targets
+
+#endif  // TRACEWIRE_READER_TARGETS_JSON_WRITER_H_
