@@ -258,9 +258,9 @@ void tw_child_start_fl(const char* file, int line, struct tw_child* child) {
   uint64_t now;
   const uint64_t dt = StampEvent(ts, &now);
   child->start_ticks = now;
-  WriteEvent(ts, EventType::kChildStart,
-             {dt, site, static_cast<uint64_t>(child->child_id), class_id, hook_id, cd_id, flags,
-              list});
+  WriteEvent(
+      ts, EventType::kChildStart,
+      {dt, site, static_cast<uint64_t>(child->child_id), class_id, hook_id, cd_id, flags, list});
   EndEvent(ts);
 }
 
@@ -416,16 +416,16 @@ void tw_region_leave_printf_va_fl(const char* file, int line, const char* catego
   RegionPrintf(EventType::kRegionLeave, file, line, category, label, repo_id, fmt, ap);
 }
 
-void tw_region_enter_printf_fl(const char* file, int line, const char* category,
-                               const char* label, int repo_id, const char* fmt, ...) {
+void tw_region_enter_printf_fl(const char* file, int line, const char* category, const char* label,
+                               int repo_id, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   RegionPrintf(EventType::kRegionEnter, file, line, category, label, repo_id, fmt, ap);
   va_end(ap);
 }
 
-void tw_region_leave_printf_fl(const char* file, int line, const char* category,
-                               const char* label, int repo_id, const char* fmt, ...) {
+void tw_region_leave_printf_fl(const char* file, int line, const char* category, const char* label,
+                               int repo_id, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   RegionPrintf(EventType::kRegionLeave, file, line, category, label, repo_id, fmt, ap);
@@ -447,8 +447,8 @@ void tw_data_intmax_fl(const char* file, int line, const char* category, int rep
   DataEvent(EventType::kDataInt, file, line, category, repo_id, key, ZigzagEncode(value));
 }
 
-void tw_data_intmax_site(struct tw_callsite* site, const char* file, int line,
-                         const char* category, int repo_id, const char* key, intmax_t value) {
+void tw_data_intmax_site(struct tw_callsite* site, const char* file, int line, const char* category,
+                         int repo_id, const char* key, intmax_t value) {
   ThreadState* ts = BeginEvent();
   if (ts == nullptr) return;
   if (__builtin_expect(WantStack(EventType::kDataInt), 0)) {
@@ -460,14 +460,13 @@ void tw_data_intmax_site(struct tw_callsite* site, const char* file, int line,
   EndEvent(ts);
 }
 
-void tw_data_json_fl(const char* file, int line, const char* category, int repo_id,
-                     const char* key, const char* json) {
+void tw_data_json_fl(const char* file, int line, const char* category, int repo_id, const char* key,
+                     const char* json) {
   ThreadState* ts = BeginEvent();
   if (ts == nullptr) return;
   MaybeRecordStack(ts, EventType::kDataJson);
   const uint64_t json_id = UniqueString(ts, json == nullptr ? "null" : json);
-  WriteTimed(ts, EventType::kDataJson, SiteFor(ts, file, line, category, key, repo_id),
-             {json_id});
+  WriteTimed(ts, EventType::kDataJson, SiteFor(ts, file, line, category, key, repo_id), {json_id});
   EndEvent(ts);
 }
 

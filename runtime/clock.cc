@@ -1,6 +1,7 @@
 #include "runtime/clock.h"
 
 #include <cpuid.h>
+
 #include <cstdlib>
 #include <cstring>
 
@@ -45,8 +46,8 @@ uint64_t TicksPerSecond() {
   uint64_t mono = MonotonicNanos();
   while (mono - g_origin_mono < 1'000'000u) mono = MonotonicNanos();  // >= 1 ms of data
   const uint64_t ticks = ReadTicks();
-  const double rate = static_cast<double>(ticks - g_origin_ticks) * 1e9 /
-                      static_cast<double>(mono - g_origin_mono);
+  const double rate =
+      static_cast<double>(ticks - g_origin_ticks) * 1e9 / static_cast<double>(mono - g_origin_mono);
   return static_cast<uint64_t>(rate + 0.5);
 }
 

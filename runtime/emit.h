@@ -12,9 +12,8 @@
 namespace tracewire::runtime {
 
 // Site ID (in the thread's generation) of C arguments whose strings may change later.
-inline uint64_t SiteFor(ThreadState* ts, const char* file, int line,
-                        const char* category = nullptr, const char* label = nullptr,
-                        int repo_id = TW_NO_REPO) {
+inline uint64_t SiteFor(ThreadState* ts, const char* file, int line, const char* category = nullptr,
+                        const char* label = nullptr, int repo_id = TW_NO_REPO) {
   return GenSiteId(ts, SiteIndexForContent(ts, file, line, category, label, repo_id));
 }
 

@@ -7,9 +7,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/ascii.h"
@@ -28,7 +28,7 @@ namespace {
 bool g_initialized = false;
 bool g_start_time_set = false;
 
-constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL,  SIGABRT,
                                  SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE};
 struct sigaction g_previous_actions[NSIG];
 
@@ -68,8 +68,8 @@ void EmitTimers(const TimerDefinition* defs, const TimerState* timers, int count
   }
 }
 
-void EmitCounters(const TimerDefinition* defs, const uint64_t* values, const bool* used,
-                  int count, bool per_thread, format::EventType type) {
+void EmitCounters(const TimerDefinition* defs, const uint64_t* values, const bool* used, int count,
+                  bool per_thread, format::EventType type) {
   for (int i = 0; i < count; ++i) {
     if (per_thread && !defs[i].per_thread) continue;
     if (!used[i]) continue;
@@ -124,8 +124,7 @@ void AtExitHandler() {
   EmitTimers(s.timer_defs, s.timer_totals, s.num_timers, false, format::EventType::kTimer);
   EmitCounters(s.counter_defs, s.counter_totals, s.counter_used, s.num_counters, false,
                format::EventType::kCounter);
-  EmitInternal(format::EventType::kAtexit, nullptr, nullptr,
-               {format::ZigzagEncode(s.exit_code)});
+  EmitInternal(format::EventType::kAtexit, nullptr, nullptr, {format::ZigzagEncode(s.exit_code)});
   StopAdvancer(s);
   AdvanceGeneration(/*final=*/true);
   tw_enabled_flag = 0;
@@ -230,8 +229,7 @@ int Initialize(const tw_settings& settings, const char* file, int line, bool fro
     void* warm[1];
     backtrace(warm, 1);  // loads the unwinder now, not inside an event
   }
-  g_need_fence =
-      syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0;
+  g_need_fence = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0;
 
   s.signal_site_index = s.site_registry.Intern(MakeSite(nullptr, 0, nullptr, nullptr, -1));
   {

@@ -70,7 +70,7 @@ struct ThreadState {
   uint64_t last_time = 0;
   uint64_t gen = 0;
   uint64_t base_time = 0;
-  uint64_t next_string_id = 0;   // per-thread block of string IDs
+  uint64_t next_string_id = 0;  // per-thread block of string IDs
   uint64_t string_id_limit = 0;
   uint64_t thread_id = 0;
   bool is_main = false;
@@ -79,12 +79,12 @@ struct ThreadState {
   std::string name;
   std::vector<RegionFrame> regions;
   std::string msg_arena;
-  bool pending_status = false;  // thread_status not yet written for this thread
+  bool pending_status = false;     // thread_status not yet written for this thread
   uint8_t* restate_end = nullptr;  // pos right after the generation's re-statement
   uint64_t batches_flushed = 0;    // batches moved into the current generation
   // String records waiting for a string_batch; committed bytes end at strings_size.
   std::atomic<size_t> strings_size{0};
-  std::string scratch;  // reusable formatting buffer
+  std::string scratch;          // reusable formatting buffer
   SiteContentCache site_cache;  // content-keyed site lookups (strings that may change)
   TimerState timers[kMaxTimers];
   uint64_t counters[kMaxCounters] = {};

@@ -21,7 +21,6 @@ namespace tracewire::runtime {
 
 using format::EventType;
 
-
 // A table kind's records: the open batch body and the finished batches.
 struct TableBuffer {
   EventType batch_type;
@@ -32,7 +31,8 @@ struct TableBuffer {
 
   // Appends a record (already encoded), closing the open batch first if it would overflow.
   void Append(absl::string_view record, uint64_t gen) {
-    const size_t header = 1 + format::UvarintSize(gen) + format::UvarintSize(body.size() + record.size());
+    const size_t header =
+        1 + format::UvarintSize(gen) + format::UvarintSize(body.size() + record.size());
     if (!body.empty() && header + body.size() + record.size() > format::kMaxBatchSize) Close(gen);
     body.append(record.data(), record.size());
   }
@@ -120,10 +120,32 @@ struct Session {
   bool counter_used[kMaxCounters] = {};
 };
 
-
 // Moves the thread's event batch and string records into the generation. Requires
 // output_mu and either exclusive ownership of `ts` or being its thread.
 void MoveThreadBuffersLocked(Session& s, ThreadState* ts);
+
+// Moves the thread's event batch into the generation. Requires output_mu.
+void AppendBatchLocked(Session& s, ThreadState* ts);
+
+// Moves the thread's string records into the generation. Requires output_mu.
+void AppendStringsLocked(Session& s, ThreadState* ts);
+
+// Wakes the advancer once the generation has reached its size limit. Requires output_mu.
+void MaybeRequestAdvance(Session& s);
+
+// Records `value` as a new string of the thread's generation; `output_locked` tells whether
+// the caller already holds output_mu (the advancer).
+uint64_t UniqueStringImpl(ThreadState* ts, absl::string_view value, bool output_locked);
+
+// Interns `value` in generation `gen`'s shared string table. Requires tables_mu.
+uint64_t InternLocked(Session& s, uint64_t gen, absl::string_view value);
+
+// Site ID of registry entry `index` in generation `gen`. Requires tables_mu.
+uint64_t GenSiteIdLocked(Session& s, uint64_t gen, uint32_t index);
+
+// Writes thread_status and one region_active per open region of `ts`. Requires being in an
+// event on ts's thread, or exclusive ownership with output_mu and tables_mu held (`locked`).
+void WriteRestatement(ThreadState* ts, bool locked);
 
 // Starts the thread that cuts generations on time and on size.
 void StartAdvancer(Session& s);

@@ -39,8 +39,8 @@ struct SiteViewEq {
   using is_transparent = void;
   static bool Same(const SiteView& a, const SiteView& b) {
     return a.has_file == b.has_file && a.has_category == b.has_category &&
-           a.has_label == b.has_label && a.line == b.line && a.repo == b.repo &&
-           a.file == b.file && a.category == b.category && a.label == b.label;
+           a.has_label == b.has_label && a.line == b.line && a.repo == b.repo && a.file == b.file &&
+           a.category == b.category && a.label == b.label;
   }
   template <typename A, typename B>
   bool operator()(const A& a, const B& b) const {

@@ -45,9 +45,8 @@ absl::StatusOr<TargetSpec> ParseTarget(absl::string_view value) {
       rest.remove_prefix(6);
     }
     if (!absl::StartsWith(rest, "/") || rest.size() >= sizeof(sockaddr_un::sun_path)) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("socket path must be absolute and shorter than %d bytes",
-                          sizeof(sockaddr_un::sun_path)));
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "socket path must be absolute and shorter than %d bytes", sizeof(sockaddr_un::sun_path)));
     }
     spec.path = std::string(rest);
     return spec;

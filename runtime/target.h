@@ -13,8 +13,8 @@ namespace tracewire::runtime {
 struct TargetSpec {
   enum class Kind { kDisabled, kFd, kFile, kDirectory, kUnixSocket };
   Kind kind = Kind::kDisabled;
-  int fd = -1;               // kFd
-  std::string path;          // kFile, kDirectory, kUnixSocket
+  int fd = -1;       // kFd
+  std::string path;  // kFile, kDirectory, kUnixSocket
   enum class SocketType { kAuto, kStream, kDgram };
   SocketType socket_type = SocketType::kAuto;
 };
@@ -39,8 +39,8 @@ class Destination {
   // ".1" ... ".9"); with max_files > 0 and at least that many entries in the directory
   // (counting "." and ".."), the sentinel "tracewire-discard" is created instead and
   // *too_many_files set (if it already exists, tracing stays off: NotFound).
-  absl::Status Open(const TargetSpec& spec, absl::string_view sid_last_component,
-                    int max_files, bool* too_many_files);
+  absl::Status Open(const TargetSpec& spec, absl::string_view sid_last_component, int max_files,
+                    bool* too_many_files);
 
   // Writes all of `bytes`; async-signal-safe. Returns false (and disables) on error.
   bool Write(const void* bytes, size_t size);

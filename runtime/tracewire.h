@@ -48,14 +48,14 @@ void tw_initialize_fl(const char *file, int line);
 
 /* Settings for tw_initialize_with. Zero/NULL fields take the documented defaults. */
 struct tw_settings {
-  const char *target;           /* same values as TRACEWIRE (required) */
-  const char *app_version;      /* `version` event's exe; default TRACEWIRE_APP_VERSION */
-  uint64_t generation_ms;       /* cut a generation after this long; default 1000 */
-  uint64_t generation_bytes;    /* ... or once this many bytes are buffered; default 8 MiB */
-  int compress;                 /* 1 = zstd-compress each generation */
-  int no_redact;                /* 1 = keep credentials in URLs */
-  const char *stack_events;     /* comma list of event names that capture a stack */
-  int max_files;                /* directory targets: file cap (0 = none) */
+  const char *target;        /* same values as TRACEWIRE (required) */
+  const char *app_version;   /* `version` event's exe; default TRACEWIRE_APP_VERSION */
+  uint64_t generation_ms;    /* cut a generation after this long; default 1000 */
+  uint64_t generation_bytes; /* ... or once this many bytes are buffered; default 8 MiB */
+  int compress;              /* 1 = zstd-compress each generation */
+  int no_redact;             /* 1 = keep credentials in URLs */
+  const char *stack_events;  /* comma list of event names that capture a stack */
+  int max_files;             /* directory targets: file cap (0 = none) */
 };
 
 /* Programmatic enabling: like tw_initialize, but from `settings` instead of the
@@ -71,8 +71,10 @@ void tw_flush(void);
 /* ---- Command lifecycle ----------------------------------------------------------- */
 
 void tw_cmd_start_fl(const char *file, int line, const char **argv);
-#define tw_cmd_start(argv) \
-  do { if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_start_fl(__FILE__, __LINE__, (argv)); } while (0)
+#define tw_cmd_start(argv)                                                         \
+  do {                                                                             \
+    if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_start_fl(__FILE__, __LINE__, (argv)); \
+  } while (0)
 
 /* Records `exit` and remembers the code for `atexit`. Returns `code`. */
 int tw_cmd_exit_fl(const char *file, int line, int code);
@@ -81,36 +83,50 @@ int tw_cmd_exit_fl(const char *file, int line, int code);
 /* printf-style error; the format string is kept (EVENT "fmt"). */
 void tw_cmd_error_va_fl(const char *file, int line, const char *fmt, va_list ap);
 void tw_cmd_error_fl(const char *file, int line, const char *fmt, ...) TW_PRINTF(3, 4);
-#define tw_cmd_error(...) \
-  do { if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_error_fl(__FILE__, __LINE__, __VA_ARGS__); } while (0)
+#define tw_cmd_error(...)                                                               \
+  do {                                                                                  \
+    if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_error_fl(__FILE__, __LINE__, __VA_ARGS__); \
+  } while (0)
 
 void tw_cmd_path_fl(const char *file, int line, const char *pathname);
-#define tw_cmd_path(p) \
-  do { if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_path_fl(__FILE__, __LINE__, (p)); } while (0)
+#define tw_cmd_path(p)                                                         \
+  do {                                                                         \
+    if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_path_fl(__FILE__, __LINE__, (p)); \
+  } while (0)
 
 /* NULL-terminated list of parent process names, nearest first. */
 void tw_cmd_ancestry_fl(const char *file, int line, const char **parent_names);
-#define tw_cmd_ancestry(v) \
-  do { if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_ancestry_fl(__FILE__, __LINE__, (v)); } while (0)
+#define tw_cmd_ancestry(v)                                                         \
+  do {                                                                             \
+    if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_ancestry_fl(__FILE__, __LINE__, (v)); \
+  } while (0)
 
 /* Sets the command name; hierarchy = $TRACEWIRE_PARENT_NAME/name, exported to children. */
 void tw_cmd_name_fl(const char *file, int line, const char *name);
-#define tw_cmd_name(n) \
-  do { if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_name_fl(__FILE__, __LINE__, (n)); } while (0)
+#define tw_cmd_name(n)                                                         \
+  do {                                                                         \
+    if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_name_fl(__FILE__, __LINE__, (n)); \
+  } while (0)
 
 void tw_cmd_mode_fl(const char *file, int line, const char *mode);
-#define tw_cmd_mode(m) \
-  do { if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_mode_fl(__FILE__, __LINE__, (m)); } while (0)
+#define tw_cmd_mode(m)                                                         \
+  do {                                                                         \
+    if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_mode_fl(__FILE__, __LINE__, (m)); \
+  } while (0)
 
 void tw_cmd_alias_fl(const char *file, int line, const char *alias, const char **argv);
-#define tw_cmd_alias(a, v) \
-  do { if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_alias_fl(__FILE__, __LINE__, (a), (v)); } while (0)
+#define tw_cmd_alias(a, v)                                                           \
+  do {                                                                               \
+    if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_alias_fl(__FILE__, __LINE__, (a), (v)); \
+  } while (0)
 
 /* A setting worth recording; `value` may be NULL; `scope` e.g. "global", "command". */
 void tw_def_param_fl(const char *file, int line, const char *param, const char *value,
                      const char *scope);
-#define tw_def_param(p, v, s) \
-  do { if (TW_UNLIKELY(tw_enabled_flag)) tw_def_param_fl(__FILE__, __LINE__, (p), (v), (s)); } while (0)
+#define tw_def_param(p, v, s)                                                             \
+  do {                                                                                    \
+    if (TW_UNLIKELY(tw_enabled_flag)) tw_def_param_fl(__FILE__, __LINE__, (p), (v), (s)); \
+  } while (0)
 
 /* Registers a repository (worktree path); returns its id (1, 2, ...), or 0 if disabled. */
 int tw_def_repo_fl(const char *file, int line, const char *worktree);
@@ -121,46 +137,58 @@ int tw_def_repo_fl(const char *file, int line, const char *worktree);
 /* Describes a child process. Fill argv, class, hook name, dir, use_shell, git_cmd before
  * tw_child_start; it assigns child_id and start_ticks; set pid once known. */
 struct tw_child {
-  const char **argv;           /* NULL-terminated; without the leading "git" if git_cmd */
-  const char *child_class;     /* e.g. "hook", "editor"; NULL prints "?" */
-  const char *hook_name;       /* for class "hook" */
-  const char *dir;             /* working directory, NULL if unchanged */
+  const char **argv;       /* NULL-terminated; without the leading "git" if git_cmd */
+  const char *child_class; /* e.g. "hook", "editor"; NULL prints "?" */
+  const char *hook_name;   /* for class "hook" */
+  const char *dir;         /* working directory, NULL if unchanged */
   int use_shell;
-  int git_cmd;                 /* argv is a git sub-command: decoders prepend "git" */
-  int child_id;                /* assigned by tw_child_start */
-  int pid;                     /* set by the caller after spawning; -1 if it failed */
-  uint64_t start_ticks;        /* assigned by tw_child_start */
+  int git_cmd;          /* argv is a git sub-command: decoders prepend "git" */
+  int child_id;         /* assigned by tw_child_start */
+  int pid;              /* set by the caller after spawning; -1 if it failed */
+  uint64_t start_ticks; /* assigned by tw_child_start */
 };
 
 void tw_child_start_fl(const char *file, int line, struct tw_child *child);
 void tw_child_exit_fl(const char *file, int line, struct tw_child *child, int exit_code);
 /* `ready` is "ready", "timeout" or "error". */
 void tw_child_ready_fl(const char *file, int line, struct tw_child *child, const char *ready);
-#define tw_child_start(c) \
-  do { if (TW_UNLIKELY(tw_enabled_flag)) tw_child_start_fl(__FILE__, __LINE__, (c)); } while (0)
-#define tw_child_exit(c, code) \
-  do { if (TW_UNLIKELY(tw_enabled_flag)) tw_child_exit_fl(__FILE__, __LINE__, (c), (code)); } while (0)
-#define tw_child_ready(c, r) \
-  do { if (TW_UNLIKELY(tw_enabled_flag)) tw_child_ready_fl(__FILE__, __LINE__, (c), (r)); } while (0)
+#define tw_child_start(c)                                                         \
+  do {                                                                            \
+    if (TW_UNLIKELY(tw_enabled_flag)) tw_child_start_fl(__FILE__, __LINE__, (c)); \
+  } while (0)
+#define tw_child_exit(c, code)                                                           \
+  do {                                                                                   \
+    if (TW_UNLIKELY(tw_enabled_flag)) tw_child_exit_fl(__FILE__, __LINE__, (c), (code)); \
+  } while (0)
+#define tw_child_ready(c, r)                                                           \
+  do {                                                                                 \
+    if (TW_UNLIKELY(tw_enabled_flag)) tw_child_ready_fl(__FILE__, __LINE__, (c), (r)); \
+  } while (0)
 
 /* Records an exec about to happen; returns its id (-1 if disabled). */
 int tw_exec_fl(const char *file, int line, const char *exe, const char **argv);
 #define tw_exec(exe, argv) tw_exec_fl(__FILE__, __LINE__, (exe), (argv))
 void tw_exec_result_fl(const char *file, int line, int exec_id, int code);
-#define tw_exec_result(id, code) \
-  do { if (TW_UNLIKELY(tw_enabled_flag)) tw_exec_result_fl(__FILE__, __LINE__, (id), (code)); } while (0)
+#define tw_exec_result(id, code)                                                           \
+  do {                                                                                     \
+    if (TW_UNLIKELY(tw_enabled_flag)) tw_exec_result_fl(__FILE__, __LINE__, (id), (code)); \
+  } while (0)
 
 /* ---- Threads ------------------------------------------------------------------------ */
 
 /* Names the calling thread "thNN:<base>" (truncated to 24 bytes) and records thread_start.
  * On the main thread it records a region instead, as git does. */
 void tw_thread_start_fl(const char *file, int line, const char *thread_base_name);
-#define tw_thread_start(n) \
-  do { if (TW_UNLIKELY(tw_enabled_flag)) tw_thread_start_fl(__FILE__, __LINE__, (n)); } while (0)
+#define tw_thread_start(n)                                                         \
+  do {                                                                             \
+    if (TW_UNLIKELY(tw_enabled_flag)) tw_thread_start_fl(__FILE__, __LINE__, (n)); \
+  } while (0)
 /* Records the thread's th_timer/th_counter events and thread_exit; flushes its batch. */
 void tw_thread_exit_fl(const char *file, int line);
-#define tw_thread_exit() \
-  do { if (TW_UNLIKELY(tw_enabled_flag)) tw_thread_exit_fl(__FILE__, __LINE__); } while (0)
+#define tw_thread_exit()                                                     \
+  do {                                                                       \
+    if (TW_UNLIKELY(tw_enabled_flag)) tw_thread_exit_fl(__FILE__, __LINE__); \
+  } while (0)
 
 /* ---- Regions ------------------------------------------------------------------------ */
 
@@ -177,12 +205,10 @@ void tw_region_enter_printf_va_fl(const char *file, int line, const char *catego
                                   const char *label, int repo_id, const char *fmt, va_list ap);
 void tw_region_leave_printf_va_fl(const char *file, int line, const char *category,
                                   const char *label, int repo_id, const char *fmt, va_list ap);
-void tw_region_enter_printf_fl(const char *file, int line, const char *category,
-                               const char *label, int repo_id, const char *fmt, ...)
-    TW_PRINTF(6, 7);
-void tw_region_leave_printf_fl(const char *file, int line, const char *category,
-                               const char *label, int repo_id, const char *fmt, ...)
-    TW_PRINTF(6, 7);
+void tw_region_enter_printf_fl(const char *file, int line, const char *category, const char *label,
+                               int repo_id, const char *fmt, ...) TW_PRINTF(6, 7);
+void tw_region_leave_printf_fl(const char *file, int line, const char *category, const char *label,
+                               int repo_id, const char *fmt, ...) TW_PRINTF(6, 7);
 /* Literal call sites: `site` caches the call site's identity; file, category and label
  * must be string literals (never freed or changed). */
 void tw_region_enter_site(struct tw_callsite *site, const char *file, int line,
@@ -191,36 +217,36 @@ void tw_region_leave_site(struct tw_callsite *site, const char *file, int line,
                           const char *category, const char *label, int repo_id);
 
 #define TW_LITERAL_SITE_(cat, label) (TW_IS_LITERAL(cat) && TW_IS_LITERAL(label))
-#define tw_region_enter(category, label, repo)                                         \
-  do {                                                                                 \
-    if (TW_UNLIKELY(tw_enabled_flag)) {                                                \
-      if (TW_LITERAL_SITE_(category, label)) {                                         \
-        static struct tw_callsite tw_site_;                                            \
+#define tw_region_enter(category, label, repo)                                            \
+  do {                                                                                    \
+    if (TW_UNLIKELY(tw_enabled_flag)) {                                                   \
+      if (TW_LITERAL_SITE_(category, label)) {                                            \
+        static struct tw_callsite tw_site_;                                               \
         tw_region_enter_site(&tw_site_, __FILE__, __LINE__, (category), (label), (repo)); \
-      } else {                                                                         \
-        tw_region_enter_fl(__FILE__, __LINE__, (category), (label), (repo));           \
-      }                                                                                \
-    }                                                                                  \
+      } else {                                                                            \
+        tw_region_enter_fl(__FILE__, __LINE__, (category), (label), (repo));              \
+      }                                                                                   \
+    }                                                                                     \
   } while (0)
-#define tw_region_leave(category, label, repo)                                         \
-  do {                                                                                 \
-    if (TW_UNLIKELY(tw_enabled_flag)) {                                                \
-      if (TW_LITERAL_SITE_(category, label)) {                                         \
-        static struct tw_callsite tw_site_;                                            \
+#define tw_region_leave(category, label, repo)                                            \
+  do {                                                                                    \
+    if (TW_UNLIKELY(tw_enabled_flag)) {                                                   \
+      if (TW_LITERAL_SITE_(category, label)) {                                            \
+        static struct tw_callsite tw_site_;                                               \
         tw_region_leave_site(&tw_site_, __FILE__, __LINE__, (category), (label), (repo)); \
-      } else {                                                                         \
-        tw_region_leave_fl(__FILE__, __LINE__, (category), (label), (repo));           \
-      }                                                                                \
-    }                                                                                  \
+      } else {                                                                            \
+        tw_region_leave_fl(__FILE__, __LINE__, (category), (label), (repo));              \
+      }                                                                                   \
+    }                                                                                     \
   } while (0)
-#define tw_region_enter_printf(category, label, repo, ...)                                  \
-  do {                                                                                      \
-    if (TW_UNLIKELY(tw_enabled_flag))                                                       \
+#define tw_region_enter_printf(category, label, repo, ...)                                     \
+  do {                                                                                         \
+    if (TW_UNLIKELY(tw_enabled_flag))                                                          \
       tw_region_enter_printf_fl(__FILE__, __LINE__, (category), (label), (repo), __VA_ARGS__); \
   } while (0)
-#define tw_region_leave_printf(category, label, repo, ...)                                  \
-  do {                                                                                      \
-    if (TW_UNLIKELY(tw_enabled_flag))                                                       \
+#define tw_region_leave_printf(category, label, repo, ...)                                     \
+  do {                                                                                         \
+    if (TW_UNLIKELY(tw_enabled_flag))                                                          \
       tw_region_leave_printf_fl(__FILE__, __LINE__, (category), (label), (repo), __VA_ARGS__); \
   } while (0)
 
@@ -231,30 +257,38 @@ void tw_data_string_fl(const char *file, int line, const char *category, int rep
 void tw_data_intmax_fl(const char *file, int line, const char *category, int repo_id,
                        const char *key, intmax_t value);
 /* `json` is a complete JSON value; its bytes are kept as given. */
-void tw_data_json_fl(const char *file, int line, const char *category, int repo_id,
-                     const char *key, const char *json);
-void tw_data_intmax_site(struct tw_callsite *site, const char *file, int line,
-                         const char *category, int repo_id, const char *key, intmax_t value);
-#define tw_data_string(cat, repo, key, value) \
-  do { if (TW_UNLIKELY(tw_enabled_flag)) tw_data_string_fl(__FILE__, __LINE__, (cat), (repo), (key), (value)); } while (0)
-#define tw_data_intmax(cat, repo, key, value)                                                 \
-  do {                                                                                        \
-    if (TW_UNLIKELY(tw_enabled_flag)) {                                                       \
-      if (TW_LITERAL_SITE_(cat, key)) {                                                       \
-        static struct tw_callsite tw_site_;                                                   \
-        tw_data_intmax_site(&tw_site_, __FILE__, __LINE__, (cat), (repo), (key), (value));    \
-      } else {                                                                                \
-        tw_data_intmax_fl(__FILE__, __LINE__, (cat), (repo), (key), (value));                 \
-      }                                                                                       \
-    }                                                                                         \
+void tw_data_json_fl(const char *file, int line, const char *category, int repo_id, const char *key,
+                     const char *json);
+void tw_data_intmax_site(struct tw_callsite *site, const char *file, int line, const char *category,
+                         int repo_id, const char *key, intmax_t value);
+#define tw_data_string(cat, repo, key, value)                               \
+  do {                                                                      \
+    if (TW_UNLIKELY(tw_enabled_flag))                                       \
+      tw_data_string_fl(__FILE__, __LINE__, (cat), (repo), (key), (value)); \
   } while (0)
-#define tw_data_json(cat, repo, key, json) \
-  do { if (TW_UNLIKELY(tw_enabled_flag)) tw_data_json_fl(__FILE__, __LINE__, (cat), (repo), (key), (json)); } while (0)
+#define tw_data_intmax(cat, repo, key, value)                                              \
+  do {                                                                                     \
+    if (TW_UNLIKELY(tw_enabled_flag)) {                                                    \
+      if (TW_LITERAL_SITE_(cat, key)) {                                                    \
+        static struct tw_callsite tw_site_;                                                \
+        tw_data_intmax_site(&tw_site_, __FILE__, __LINE__, (cat), (repo), (key), (value)); \
+      } else {                                                                             \
+        tw_data_intmax_fl(__FILE__, __LINE__, (cat), (repo), (key), (value));              \
+      }                                                                                    \
+    }                                                                                      \
+  } while (0)
+#define tw_data_json(cat, repo, key, json)                               \
+  do {                                                                   \
+    if (TW_UNLIKELY(tw_enabled_flag))                                    \
+      tw_data_json_fl(__FILE__, __LINE__, (cat), (repo), (key), (json)); \
+  } while (0)
 
 void tw_printf_va_fl(const char *file, int line, const char *fmt, va_list ap);
 void tw_printf_fl(const char *file, int line, const char *fmt, ...) TW_PRINTF(3, 4);
-#define tw_printf(...) \
-  do { if (TW_UNLIKELY(tw_enabled_flag)) tw_printf_fl(__FILE__, __LINE__, __VA_ARGS__); } while (0)
+#define tw_printf(...)                                                               \
+  do {                                                                               \
+    if (TW_UNLIKELY(tw_enabled_flag)) tw_printf_fl(__FILE__, __LINE__, __VA_ARGS__); \
+  } while (0)
 
 /* ---- Stopwatch timers and counters -------------------------------------------------- */
 
@@ -270,7 +304,7 @@ int tw_counter_define(const char *category, const char *name, int per_thread);
 void tw_counter_add(int counter_id, uint64_t value);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
-#endif  /* TRACEWIRE_RUNTIME_TRACEWIRE_H_ */
+#endif /* TRACEWIRE_RUNTIME_TRACEWIRE_H_ */

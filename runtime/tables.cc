@@ -1,0 +1,217 @@
+// String, site and stack tables of the current generation: unique and interned strings,
+// per-generation site IDs, and captured stacks.
+#include <dlfcn.h>
+#include <execinfo.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
+#include "absl/strings/str_format.h"
+#include "format/file_header.h"
+#include "format/generation_encoder.h"
+#include "format/record_encoder.h"
+#include "format/varint.h"
+#include "runtime/recorder.h"
+#include "runtime/session.h"
+
+namespace tracewire::runtime {
+namespace {
+
+// A string longer than the format allows, cut to kMaxStringSize with an explicit marker
+// at its end saying how many bytes were dropped (never a silent truncation).
+std::string CutOversizeString(absl::string_view value) {
+  const std::string marker = absl::StrFormat("...[tracewire: %d bytes cut, the limit is %d]",
+                                             value.size(), format::kMaxStringSize);
+  std::string cut(value.substr(0, format::kMaxStringSize - marker.size()));
+  cut += marker;
+  return cut;
+}
+
+// Appends string records for `id` (string_part chunks, then string) to the thread's string
+// buffer. `output_locked` tells whether output_mu is already held (advancer).
+void AppendStringRecords(ThreadState* ts, uint64_t id, absl::string_view value,
+                         bool output_locked) {
+  Session& s = GetSession();
+  std::string cut;
+  if (value.size() > format::kMaxStringSize) value = cut = CutOversizeString(value);
+  bool last = false;
+  while (!last) {
+    const size_t chunk = std::min(value.size(), format::kMaxRecordDataSize);
+    last = chunk == value.size();
+    const size_t record = 1 + format::UvarintSize(id) + format::UvarintSize(chunk) + chunk;
+    size_t size = ts->strings_size.load(std::memory_order_relaxed);
+    if (size + record > kStringCapacity) {
+      if (output_locked) {
+        AppendStringsLocked(s, ts);
+      } else {
+        std::lock_guard<std::mutex> lock(s.output_mu);
+        AppendStringsLocked(s, ts);
+        MaybeRequestAdvance(s);
+      }
+      size = 0;
+    }
+    uint8_t* p = ts->strings + size;
+    *p++ = static_cast<uint8_t>(last ? EventType::kString : EventType::kStringPart);
+    p = format::PutUvarint(p, id);
+    p = format::PutUvarint(p, chunk);
+    memcpy(p, value.data(), chunk);
+    p += chunk;
+    ts->strings_size.store(p - ts->strings, std::memory_order_release);
+    value.remove_prefix(chunk);
+  }
+}
+
+uint64_t NextStringId(ThreadState* ts) {
+  if (ts->next_string_id == ts->string_id_limit) {
+    constexpr uint64_t kBlock = 64;
+    ts->next_string_id = GetSession().next_string_id.fetch_add(kBlock, std::memory_order_relaxed);
+    ts->string_id_limit = ts->next_string_id + kBlock;
+  }
+  return ts->next_string_id++;
+}
+
+uint64_t InternOptionalLocked(Session& s, uint64_t gen, const std::optional<std::string>& v) {
+  return v.has_value() ? InternLocked(s, gen, *v) : 0;
+}
+
+}  // namespace
+
+uint64_t UniqueStringImpl(ThreadState* ts, absl::string_view value, bool output_locked) {
+  const uint64_t id = NextStringId(ts);
+  AppendStringRecords(ts, id, value, output_locked);
+  return id;
+}
+
+// Interns `value` in the shared table. Requires tables_mu.
+uint64_t InternLocked(Session& s, uint64_t gen, absl::string_view value) {
+  auto it = s.interned.find(value);
+  if (it != s.interned.end()) return it->second;
+  const uint64_t id = s.next_string_id.fetch_add(1, std::memory_order_relaxed);
+  s.interned.emplace(std::string(value), id);
+  std::string record;
+  bool last = false;
+  std::string cut;
+  if (value.size() > format::kMaxStringSize) value = cut = CutOversizeString(value);
+  while (!last) {
+    const size_t chunk = std::min(value.size(), format::kMaxRecordDataSize);
+    last = chunk == value.size();
+    record.clear();
+    const uint64_t args[] = {id};
+    format::AppendRecord(&record, last ? EventType::kString : EventType::kStringPart, args,
+                         value.substr(0, chunk))
+        .IgnoreError();
+    s.strings.Append(record, gen);
+    value.remove_prefix(chunk);
+  }
+  return id;
+}
+
+// Site ID of registry entry `index` in generation `gen`. Requires tables_mu.
+uint64_t GenSiteIdLocked(Session& s, uint64_t gen, uint32_t index) {
+  SiteEntry& entry = s.site_registry.Get(index);
+  const uint64_t tag = gen & 0xffffffffu;
+  const uint64_t word = entry.gen_id.load(std::memory_order_acquire);
+  if (word != 0 && (word >> 32) == tag) return word & 0xffffffffu;
+  const uint64_t id = ++s.next_site_id;
+  const format::Site& site = entry.site;
+  const uint64_t args[] = {id,
+                           InternOptionalLocked(s, gen, site.file),
+                           site.line,
+                           InternOptionalLocked(s, gen, site.category),
+                           InternOptionalLocked(s, gen, site.label),
+                           site.repo};
+  std::string record;
+  format::AppendRecord(&record, EventType::kSite, args).IgnoreError();
+  s.sites.Append(record, gen);
+  entry.gen_id.store((tag << 32) | id, std::memory_order_release);
+  return id;
+}
+
+namespace {
+
+// Records the stack of the calling code into the generation's stack table. Requires
+// BeginEvent; takes tables_mu.
+uint64_t InternCurrentStack(ThreadState* ts) {
+  void* pcs[format::kMaxFramesPerStack + 3];
+  int n = backtrace(pcs, static_cast<int>(format::kMaxFramesPerStack) + 3);
+  constexpr int kSkip = 3;  // backtrace, InternCurrentStack, MaybeRecordStack
+  if (n <= kSkip) return 0;
+  std::vector<uintptr_t> key(n - kSkip);
+  for (int i = kSkip; i < n; ++i) key[i - kSkip] = reinterpret_cast<uintptr_t>(pcs[i]);
+  Session& s = GetSession();
+  std::lock_guard<std::mutex> lock(s.tables_mu);
+  auto it = s.stack_ids.find(key);
+  if (it != s.stack_ids.end()) return it->second;
+  const uint64_t id = s.stack_ids.size() + 1;
+  s.stack_ids.emplace(key, id);
+  std::vector<format::StackFrame> frames;
+  for (uintptr_t pc : key) {
+    format::StackFrame frame;
+    frame.pc = pc;
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void*>(pc), &info) != 0) {
+      if (info.dli_sname != nullptr) frame.func_string = InternLocked(s, ts->gen, info.dli_sname);
+      if (info.dli_fname != nullptr) frame.file_string = InternLocked(s, ts->gen, info.dli_fname);
+    }
+    frames.push_back(frame);
+  }
+  std::string record;
+  const uint64_t args[] = {id, frames.size()};
+  format::AppendRecord(&record, EventType::kStack, args, {}, frames).IgnoreError();
+  s.stacks.Append(record, ts->gen);
+  return id;
+}
+
+}  // namespace
+
+uint64_t GenSiteIdSlow(ThreadState* ts, uint32_t index) {
+  Session& s = GetSession();
+  std::lock_guard<std::mutex> lock(s.tables_mu);
+  return GenSiteIdLocked(s, ts->gen, index);
+}
+
+uint32_t SiteIndexForContent(ThreadState* ts, const char* file, int line, const char* category,
+                             const char* label, int repo_id) {
+  const SiteView view = ViewOfArgs(file, line, category, label, repo_id);
+  auto it = ts->site_cache.find(view);
+  if (it != ts->site_cache.end()) return it->second;
+  const format::Site site = MakeSite(file, line, category, label, repo_id);
+  const uint32_t index = GetSession().site_registry.Intern(site);
+  if (ts->site_cache.size() > 4096) ts->site_cache.clear();
+  ts->site_cache.emplace(site, index);
+  return index;
+}
+
+uint32_t SiteIndexForCallsiteSlow(tw_callsite* callsite, const char* file, int line,
+                                  const char* category, const char* label, int repo_id) {
+  const uint64_t repo_tag = repo_id < 0 ? 0 : static_cast<uint64_t>(repo_id) + 1;
+  const uint32_t index =
+      GetSession().site_registry.Intern(MakeSite(file, line, category, label, repo_id));
+  if (repo_tag <= 0xffffffffu) {
+    __atomic_store_n(&callsite->word, (repo_tag << 32) | (uint64_t{index} + 1), __ATOMIC_RELEASE);
+  }
+  return index;
+}
+
+uint64_t UniqueString(ThreadState* ts, absl::string_view value) {
+  return UniqueStringImpl(ts, value, false);
+}
+
+uint64_t InternString(ThreadState* ts, absl::string_view value) {
+  Session& s = GetSession();
+  std::lock_guard<std::mutex> lock(s.tables_mu);
+  return InternLocked(s, ts->gen, value);
+}
+
+void MaybeRecordStack(ThreadState* ts, EventType type) {
+  if (!WantStack(type)) return;
+  const uint64_t stack_id = InternCurrentStack(ts);
+  if (stack_id == 0) return;
+  uint64_t now;
+  const uint64_t dt = StampEvent(ts, &now);
+  WriteEvent(ts, EventType::kStackRef, {dt, stack_id});
+  if (ts->pos > ts->limit) FlushBatch(ts);
+}
+
+}  // namespace tracewire::runtime
