@@ -1,0 +1,245 @@
+#include "reader/targets/event_target.h"
+
+#include <array>
+#include <cstdlib>
+
+#include "reader/targets/internal_site.h"
+#include "reader/targets/json_writer.h"
+
+namespace tracewire::targets {
+namespace {
+
+using reader::Event;
+using reader::EventKind;
+
+// Writes the keys that follow the common prefix.
+using PayloadFn = void (*)(const Event& e, JsonWriter& jw);
+
+// What the EVENT target does with one kind of event.
+struct KindRule {
+  PayloadFn payload = nullptr;    // nullptr: the kind is not written
+  bool nesting_filtered = false;  // dropped when deeper than the nesting limit
+  bool time_when_brief = false;   // keeps "time" in brief mode
+};
+
+void Argv(const Event& e, JsonWriter& jw, bool leading_git) {
+  jw.ObjectBeginArray("argv");
+  if (leading_git) jw.ArrayString("git");
+  for (absl::string_view arg : e.argv) jw.ArrayString(arg);
+  jw.End();
+}
+
+// region_enter/region_leave after "nesting".
+void RegionNames(const Event& e, JsonWriter& jw) {
+  jw.ObjectInt("nesting", e.nesting);
+  if (!e.category.empty()) jw.ObjectString("category", e.category);
+  if (!e.label.empty()) jw.ObjectString("label", e.label);
+  if (e.msg.has_value()) jw.ObjectString("msg", *e.msg);
+}
+
+// data/data_json up to "key".
+void DataHead(const Event& e, JsonWriter& jw) {
+  jw.ObjectDouble("t_abs", 6, e.t_abs);
+  jw.ObjectDouble("t_rel", 6, e.t_rel.value_or(0));
+  jw.ObjectInt("nesting", e.nesting);
+  jw.ObjectString("category", e.category);
+  jw.ObjectString("key", e.label);
+}
+
+void TimerPayload(const Event& e, JsonWriter& jw) {
+  jw.ObjectString("category", e.category);
+  jw.ObjectString("name", e.label);
+  jw.ObjectInt("intervals", static_cast<int64_t>(e.intervals));
+  jw.ObjectDouble("t_total", 6, e.t_total);
+  jw.ObjectDouble("t_min", 6, e.t_min);
+  jw.ObjectDouble("t_max", 6, e.t_max);
+}
+
+void CounterPayload(const Event& e, JsonWriter& jw) {
+  jw.ObjectString("category", e.category);
+  jw.ObjectString("name", e.label);
+  jw.ObjectInt("count", static_cast<int64_t>(e.count));
+}
+
+void Nothing(const Event&, JsonWriter&) {}
+
+constexpr int kKinds = static_cast<int>(EventKind::kExperimental) + 1;
+
+constexpr std::array<KindRule, kKinds> MakeRules() {
+  std::array<KindRule, kKinds> r{};
+  auto at = [&r](EventKind kind) -> KindRule& { return r[static_cast<int>(kind)]; };
+  // "evt" and "exe" are written by Write (the evt value is an option).
+  at(EventKind::kVersion) = {Nothing, false, true};
+  at(EventKind::kTooManyFiles) = {Nothing};
+  at(EventKind::kStart) = {[](const Event& e, JsonWriter& jw) {
+    jw.ObjectDouble("t_abs", 6, e.t_abs);
+    Argv(e, jw, false);
+  }};
+  at(EventKind::kExit) = {[](const Event& e, JsonWriter& jw) {
+    jw.ObjectDouble("t_abs", 6, e.t_abs);
+    jw.ObjectInt("code", e.code);
+  }};
+  at(EventKind::kSignal) = {[](const Event& e, JsonWriter& jw) {
+    jw.ObjectDouble("t_abs", 6, e.t_abs);
+    jw.ObjectInt("signo", static_cast<int64_t>(e.signo));
+  }};
+  at(EventKind::kAtexit) = {[](const Event& e, JsonWriter& jw) {
+                              jw.ObjectDouble("t_abs", 6, e.t_abs);
+                              jw.ObjectInt("code", e.code);
+                            },
+                            false, true};
+  at(EventKind::kError) = {[](const Event& e, JsonWriter& jw) {
+    // git writes both iff the format is non-empty.
+    if (e.fmt.has_value() && !e.fmt->empty()) {
+      jw.ObjectString("msg", e.msg.value_or(absl::string_view()));
+      jw.ObjectString("fmt", *e.fmt);
+    } else if (!e.fmt.has_value() && e.msg.has_value()) {
+      jw.ObjectString("msg", *e.msg);
+    }
+  }};
+  at(EventKind::kCmdPath) = {
+      [](const Event& e, JsonWriter& jw) { jw.ObjectString("path", e.cmd_path); }};
+  at(EventKind::kCmdAncestry) = {[](const Event& e, JsonWriter& jw) {
+    jw.ObjectBeginArray("ancestry");
+    for (absl::string_view name : e.ancestry) jw.ArrayString(name);
+    jw.End();
+  }};
+  at(EventKind::kCmdName) = {[](const Event& e, JsonWriter& jw) {
+    jw.ObjectString("name", e.cmd_name);
+    if (e.cmd_hierarchy.has_value() && !e.cmd_hierarchy->empty()) {
+      jw.ObjectString("hierarchy", *e.cmd_hierarchy);
+    }
+  }};
+  at(EventKind::kCmdMode) = {
+      [](const Event& e, JsonWriter& jw) { jw.ObjectString("name", e.cmd_mode); }};
+  at(EventKind::kAlias) = {[](const Event& e, JsonWriter& jw) {
+    jw.ObjectString("alias", e.alias);
+    Argv(e, jw, false);
+  }};
+  at(EventKind::kChildStart) = {[](const Event& e, JsonWriter& jw) {
+    jw.ObjectInt("child_id", static_cast<int64_t>(e.child_id));
+    if (e.hook_name.has_value()) {
+      jw.ObjectString("child_class", "hook");
+      jw.ObjectString("hook_name", *e.hook_name);
+    } else {
+      jw.ObjectString("child_class", e.child_class);
+    }
+    if (e.cd.has_value()) jw.ObjectString("cd", *e.cd);
+    jw.ObjectBool("use_shell", e.use_shell);
+    Argv(e, jw, e.is_git_command);
+  }};
+  at(EventKind::kChildExit) = {[](const Event& e, JsonWriter& jw) {
+    jw.ObjectInt("child_id", static_cast<int64_t>(e.child_id));
+    jw.ObjectInt("pid", e.pid);
+    jw.ObjectInt("code", e.code);
+    jw.ObjectDouble("t_rel", 6, e.t_rel.value_or(0));
+  }};
+  at(EventKind::kChildReady) = {[](const Event& e, JsonWriter& jw) {
+    jw.ObjectInt("child_id", static_cast<int64_t>(e.child_id));
+    jw.ObjectInt("pid", e.pid);
+    jw.ObjectString("ready", e.ready);
+    jw.ObjectDouble("t_rel", 6, e.t_rel.value_or(0));
+  }};
+  at(EventKind::kExec) = {[](const Event& e, JsonWriter& jw) {
+    jw.ObjectInt("exec_id", static_cast<int64_t>(e.exec_id));
+    if (e.exec_exe.has_value()) jw.ObjectString("exe", *e.exec_exe);
+    Argv(e, jw, false);
+  }};
+  at(EventKind::kExecResult) = {[](const Event& e, JsonWriter& jw) {
+    jw.ObjectInt("exec_id", static_cast<int64_t>(e.exec_id));
+    jw.ObjectInt("code", e.code);
+  }};
+  at(EventKind::kThreadStart) = {Nothing};
+  at(EventKind::kThreadExit) = {
+      [](const Event& e, JsonWriter& jw) { jw.ObjectDouble("t_rel", 6, e.t_rel.value_or(0)); }};
+  at(EventKind::kDefParam) = {[](const Event& e, JsonWriter& jw) {
+    jw.ObjectString("scope", e.param_scope);
+    jw.ObjectString("param", e.param);
+    if (e.param_value.has_value()) jw.ObjectString("value", *e.param_value);
+  }};
+  at(EventKind::kDefRepo) = {
+      [](const Event& e, JsonWriter& jw) { jw.ObjectString("worktree", e.worktree); }};
+  at(EventKind::kRegionEnter) = {RegionNames, true};
+  at(EventKind::kRegionLeave) = {[](const Event& e, JsonWriter& jw) {
+                                   jw.ObjectDouble("t_rel", 6, e.t_rel.value_or(0));
+                                   RegionNames(e, jw);
+                                 },
+                                 true};
+  at(EventKind::kData) = {[](const Event& e, JsonWriter& jw) {
+                            DataHead(e, jw);
+                            // Always a string: data_int's value_string is its decimal form.
+                            jw.ObjectString("value", e.value_string);
+                          },
+                          true};
+  at(EventKind::kDataJson) = {[](const Event& e, JsonWriter& jw) {
+                                DataHead(e, jw);
+                                // The caller's JSON, compacted as git compacts a pretty
+                                // sub-writer (a no-op on compact JSON).
+                                jw.ObjectRawJson("value", e.value_string, /*json_is_pretty=*/true);
+                              },
+                              true};
+  at(EventKind::kPrintf) = {[](const Event& e, JsonWriter& jw) {
+    jw.ObjectDouble("t_abs", 6, e.t_abs);
+    if (e.msg.has_value()) jw.ObjectString("msg", *e.msg);
+  }};
+  at(EventKind::kThTimer) = {TimerPayload};
+  at(EventKind::kTimer) = {TimerPayload};
+  at(EventKind::kThCounter) = {CounterPayload};
+  at(EventKind::kCounter) = {CounterPayload};
+  // kExperimental stays {nullptr}: git has no such event.
+  return r;
+}
+
+constexpr std::array<KindRule, kKinds> kRules = MakeRules();
+
+}  // namespace
+
+int ParseEventNesting(absl::string_view value) {
+  const std::string text(value);
+  // atoi: strtol's value truncated to int.
+  const int parsed = static_cast<int>(std::strtol(text.c_str(), nullptr, 10));
+  return parsed > 0 ? parsed : kDefaultEventNesting;
+}
+
+EventTarget::EventTarget(const FormatterOptions& options)
+    : brief_(options.brief),
+      nesting_limit_(options.event_nesting),
+      version_(options.event_version) {}
+
+void EventTarget::Write(const Event& e, std::string* out) {
+  const KindRule& rule = kRules[static_cast<int>(e.kind)];
+  if (rule.payload == nullptr) return;
+  if (rule.nesting_filtered && e.nesting > nesting_limit_) return;
+  if (e.kind == EventKind::kPrintf && version_ < 4) return;
+
+  JsonWriter jw(out);
+  jw.BeginObject();
+  jw.ObjectString("event", reader::EventKindName(e.kind));
+  jw.ObjectString("sid", e.sid);
+  jw.ObjectString("thread", e.thread_name);
+  if (!brief_ || rule.time_when_brief) {
+    scratch_.clear();
+    time_text_.Append(e.time, &scratch_);
+    jw.ObjectString("time", scratch_);
+  }
+  if (!brief_) {
+    absl::string_view file;
+    int64_t line;
+    SiteOf(e, kEventInternalSites, &file, &line);
+    if (!file.empty()) {
+      jw.ObjectString("file", file);
+      jw.ObjectInt("line", line);
+    }
+  }
+  if (e.repo.has_value()) jw.ObjectInt("repo", *e.repo);
+  if (e.kind == EventKind::kVersion) {
+    jw.ObjectString("evt", version_ == 3 ? "3" : "4");
+    jw.ObjectString("exe", e.exe);
+  } else {
+    rule.payload(e, jw);
+  }
+  jw.End();
+  out->push_back('\n');
+}
+
+}  // namespace tracewire::targets

@@ -1,0 +1,29 @@
+#include "reader/targets/formatter.h"
+
+#include "absl/strings/str_format.h"
+#include "reader/targets/event_target.h"
+#include "reader/targets/normal_target.h"
+#include "reader/targets/perf_target.h"
+
+namespace tracewire::targets {
+
+absl::StatusOr<std::unique_ptr<Formatter>> MakeFormatter(absl::string_view name,
+                                                         const FormatterOptions& options) {
+  if (name == "event") {
+    if (options.event_version != 3 && options.event_version != 4) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "event format version %d is not supported (3 or 4)", options.event_version));
+    }
+    if (options.event_nesting < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("event nesting %d is not positive", options.event_nesting));
+    }
+    return std::make_unique<EventTarget>(options);
+  }
+  if (name == "perf") return std::make_unique<PerfTarget>(options);
+  if (name == "normal") return std::make_unique<NormalTarget>(options);
+  return absl::InvalidArgumentError(
+      absl::StrFormat("unknown output format '%s' (event, perf, normal)", name));
+}
+
+}  // namespace tracewire::targets

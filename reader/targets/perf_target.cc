@@ -1,0 +1,273 @@
+#include "reader/targets/perf_target.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "reader/targets/fixed_decimal.h"
+#include "reader/targets/internal_site.h"
+#include "reader/targets/sq_quote.h"
+
+namespace tracewire::targets {
+namespace {
+
+using reader::Event;
+using reader::EventKind;
+
+constexpr size_t kFileLineWidth = 28;
+constexpr size_t kThreadWidth = 24;
+constexpr size_t kEventNameWidth = 12;
+constexpr size_t kRepoWidth = 3;
+constexpr size_t kCategoryWidth = 12;
+
+// Appends the payload column.
+using PayloadFn = void (*)(const Event& e, std::string* out);
+
+// Where the category column comes from.
+enum class Category : uint8_t { kNone, kSite, kScope };
+
+// What the PERF target writes for one kind of event.
+struct KindRule {
+  PayloadFn payload = nullptr;  // nullptr: the kind is not written
+  bool t_abs = false;
+  bool t_rel = false;
+  Category category = Category::kNone;
+};
+
+// Appends `text` left-aligned in `width` bytes ("%-*s"), cut to `width` if `truncate`.
+void AppendPadded(absl::string_view text, size_t width, bool truncate, std::string* out) {
+  if (truncate && text.size() > width) text = text.substr(0, width);
+  out->append(text.data(), text.size());
+  if (text.size() < width) out->append(width - text.size(), ' ');
+}
+
+std::string ErrorText(int64_t code) {
+  char buffer[256];
+  // GNU strerror_r returns the text (maybe not in buffer).
+  return strerror_r(static_cast<int>(code), buffer, sizeof(buffer));
+}
+
+void QuotedArgvList(const Event& e, std::string* out) {
+  SqQuoteArgvPretty(e.argv, out);
+  out->push_back(']');
+}
+
+// "label:<label>" and " <msg>" of region events.
+void RegionPayload(const Event& e, std::string* out) {
+  if (!e.label.empty()) absl::StrAppend(out, "label:", e.label);
+  if (e.msg.has_value()) absl::StrAppend(out, " ", *e.msg);
+}
+
+void TimerPayload(const Event& e, std::string* out) {
+  absl::StrAppend(out, "name:", e.label, " intervals:", e.intervals, " total:");
+  AppendFixedPadded(e.t_total, 8, 6, out);
+  out->append(" min:");
+  AppendFixedPadded(e.t_min, 8, 6, out);
+  out->append(" max:");
+  AppendFixedPadded(e.t_max, 8, 6, out);
+}
+
+void CounterPayload(const Event& e, std::string* out) {
+  absl::StrAppend(out, "name:", e.label, " value:", e.count);
+}
+
+// Payloads that are one piece of text.
+void Empty(const Event&, std::string*) {}
+void Msg(const Event& e, std::string* out) {
+  if (e.msg.has_value()) out->append(e.msg->data(), e.msg->size());
+}
+
+constexpr int kKinds = static_cast<int>(EventKind::kExperimental) + 1;
+
+constexpr std::array<KindRule, kKinds> MakeRules() {
+  std::array<KindRule, kKinds> r{};
+  auto at = [&r](EventKind kind) -> KindRule& { return r[static_cast<int>(kind)]; };
+  at(EventKind::kVersion) = {
+      [](const Event& e, std::string* out) { out->append(e.exe.data(), e.exe.size()); }};
+  // kTooManyFiles: EVENT only.
+  at(EventKind::kStart) = {[](const Event& e, std::string* out) { SqQuoteArgvPretty(e.argv, out); },
+                           true};
+  at(EventKind::kExit) = {
+      [](const Event& e, std::string* out) { absl::StrAppend(out, "code:", e.code); }, true};
+  at(EventKind::kSignal) = {
+      [](const Event& e, std::string* out) { absl::StrAppend(out, "signo:", e.signo); }, true};
+  at(EventKind::kAtexit) = {
+      [](const Event& e, std::string* out) { absl::StrAppend(out, "code:", e.code); }, true};
+  // The message exists iff the format was non-empty.
+  at(EventKind::kError) = {Msg};
+  at(EventKind::kCmdPath) = {
+      [](const Event& e, std::string* out) { out->append(e.cmd_path.data(), e.cmd_path.size()); }};
+  at(EventKind::kCmdAncestry) = {[](const Event& e, std::string* out) {
+    out->append("ancestry:[");
+    SqQuoteArgvPretty(e.ancestry, out);
+    out->push_back(']');
+  }};
+  at(EventKind::kCmdName) = {[](const Event& e, std::string* out) {
+    out->append(e.cmd_name.data(), e.cmd_name.size());
+    if (e.cmd_hierarchy.has_value() && !e.cmd_hierarchy->empty()) {
+      absl::StrAppend(out, " (", *e.cmd_hierarchy, ")");
+    }
+  }};
+  at(EventKind::kCmdMode) = {
+      [](const Event& e, std::string* out) { out->append(e.cmd_mode.data(), e.cmd_mode.size()); }};
+  at(EventKind::kAlias) = {[](const Event& e, std::string* out) {
+    absl::StrAppend(out, "alias:", e.alias, " argv:[");
+    QuotedArgvList(e, out);
+  }};
+  at(EventKind::kChildStart) = {
+      [](const Event& e, std::string* out) {
+        if (e.hook_name.has_value()) {
+          absl::StrAppend(out, "[ch", e.child_id, "] class:hook hook:", *e.hook_name);
+        } else {
+          absl::StrAppend(out, "[ch", e.child_id, "] class:", e.child_class);
+        }
+        if (e.cd.has_value()) {
+          out->append(" cd:");
+          SqQuotePretty(*e.cd, out);
+        }
+        out->append(" argv:[");
+        if (e.is_git_command) {
+          out->append(e.argv.empty() ? "git" : "git ");
+        }
+        QuotedArgvList(e, out);
+      },
+      true};
+  at(EventKind::kChildExit) = {[](const Event& e, std::string* out) {
+                                 absl::StrAppend(out, "[ch", e.child_id, "] pid:", e.pid,
+                                                 " code:", e.code);
+                               },
+                               true, true};
+  at(EventKind::kChildReady) = {[](const Event& e, std::string* out) {
+                                  absl::StrAppend(out, "[ch", e.child_id, "] pid:", e.pid,
+                                                  " ready:", e.ready);
+                                },
+                                true, true};
+  at(EventKind::kExec) = {[](const Event& e, std::string* out) {
+                            absl::StrAppend(out, "id:", e.exec_id, " argv:[");
+                            if (e.exec_exe.has_value()) {
+                              out->append(e.exec_exe->data(), e.exec_exe->size());
+                              if (!e.argv.empty()) out->push_back(' ');
+                            }
+                            QuotedArgvList(e, out);
+                          },
+                          true};
+  at(EventKind::kExecResult) = {[](const Event& e, std::string* out) {
+                                  absl::StrAppend(out, "id:", e.exec_id, " code:", e.code);
+                                  if (e.code > 0) absl::StrAppend(out, " err:", ErrorText(e.code));
+                                },
+                                true};
+  at(EventKind::kThreadStart) = {Empty, true};
+  at(EventKind::kThreadExit) = {Empty, true, true};
+  at(EventKind::kDefParam) = {[](const Event& e, std::string* out) {
+                                out->append(e.param.data(), e.param.size());
+                                if (e.param_value.has_value()) {
+                                  absl::StrAppend(out, ":", *e.param_value);
+                                }
+                              },
+                              false, false, Category::kScope};
+  at(EventKind::kDefRepo) = {[](const Event& e, std::string* out) {
+    out->append("worktree:");
+    SqQuotePretty(e.worktree, out);
+  }};
+  at(EventKind::kRegionEnter) = {RegionPayload, true, false, Category::kSite};
+  at(EventKind::kRegionLeave) = {RegionPayload, true, true, Category::kSite};
+  // data_int's value_string is its decimal form; data_json's is the caller's JSON as is.
+  at(EventKind::kData) = {
+      [](const Event& e, std::string* out) { absl::StrAppend(out, e.label, ":", e.value_string); },
+      true, true, Category::kSite};
+  at(EventKind::kDataJson) = at(EventKind::kData);
+  at(EventKind::kPrintf) = {Msg, true};
+  at(EventKind::kThTimer) = {TimerPayload, false, false, Category::kSite};
+  at(EventKind::kTimer) = {TimerPayload, false, false, Category::kSite};
+  at(EventKind::kThCounter) = {CounterPayload, false, false, Category::kSite};
+  at(EventKind::kCounter) = {CounterPayload, false, false, Category::kSite};
+  return r;
+}
+
+constexpr std::array<KindRule, kKinds> kRules = MakeRules();
+
+constexpr char kDots[] =
+    "................................................................................";
+
+}  // namespace
+
+PerfTarget::PerfTarget(const FormatterOptions& options) : brief_(options.brief) {}
+
+void PerfTarget::Write(const Event& e, std::string* out) {
+  const KindRule& rule = kRules[static_cast<int>(e.kind)];
+  if (rule.payload == nullptr) return;
+  const size_t line_start = out->size();
+
+  if (!brief_) {
+    time_text_.Append(e.local_time(), out);
+    out->push_back(' ');
+    const size_t field_end = out->size() + kFileLineWidth;
+    absl::string_view file;
+    int64_t line;
+    SiteOf(e, kPerfInternalSites, &file, &line);
+    if (!file.empty()) {
+      scratch_.clear();
+      absl::StrAppend(&scratch_, file, ":", line);
+      if (scratch_.size() <= kFileLineWidth) {
+        out->append(scratch_);
+      } else {
+        const size_t keep = kFileLineWidth - 3;
+        out->append("...");
+        out->append(scratch_, scratch_.size() - keep, keep);
+      }
+    }
+    if (out->size() < field_end) out->append(field_end - out->size(), ' ');
+    out->append(" | ");
+  }
+
+  absl::StrAppend(out, "d", e.depth, " | ");
+  AppendPadded(e.thread_name, kThreadWidth, /*truncate=*/true, out);
+  out->append(" | ");
+  AppendPadded(reader::EventKindName(e.kind), kEventNameWidth, /*truncate=*/false, out);
+  out->append(" | ");
+
+  const size_t repo_end = out->size() + kRepoWidth;
+  if (e.repo.has_value()) absl::StrAppend(out, "r", *e.repo, " ");
+  if (out->size() < repo_end) out->append(repo_end - out->size(), ' ');
+  out->append(" | ");
+
+  if (rule.t_abs) {
+    AppendFixedPadded(e.t_abs, 9, 6, out);
+    out->append(" | ");
+  } else {
+    out->append("          | ");
+  }
+  if (rule.t_rel) {
+    AppendFixedPadded(e.t_rel.value_or(0), 9, 6, out);
+    out->append(" | ");
+  } else {
+    out->append("          | ");
+  }
+
+  switch (rule.category) {
+    case Category::kNone:
+      AppendPadded("", kCategoryWidth, true, out);
+      break;
+    case Category::kSite:
+      AppendPadded(e.category, kCategoryWidth, true, out);
+      break;
+    case Category::kScope:
+      scratch_.clear();
+      absl::StrAppend(&scratch_, "scope:", e.param_scope);
+      AppendPadded(scratch_, kCategoryWidth, true, out);
+      break;
+  }
+  out->append(" | ");
+
+  for (int dots = (e.nesting - 1) * 2; dots > 0;) {
+    const int n = std::min<int>(dots, sizeof(kDots) - 1);
+    out->append(kDots, n);
+    dots -= n;
+  }
+  rule.payload(e, out);
+  // strbuf_complete_line: end the line unless the payload already did.
+  if (out->size() > line_start && out->back() != '\n') out->push_back('\n');
+}
+
+}  // namespace tracewire::targets
