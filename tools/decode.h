@@ -1,0 +1,27 @@
+// `tracewire decode`: renders a trace in one of git's Trace2 formats (EVENT, PERF, NORMAL)
+// through a targets::Formatter.
+#ifndef TRACEWIRE_TOOLS_DECODE_H_
+#define TRACEWIRE_TOOLS_DECODE_H_
+
+#include <string>
+
+#include "reader/targets/formatter.h"
+
+namespace tracewire::tools {
+
+struct DecodeOptions {
+  std::string input;             // FILE, DIR or "-"
+  std::string output;            // "" or "-" for stdout
+  std::string format = "event";  // "event", "perf", "normal"
+  targets::FormatterOptions formatter;
+  bool salvage = false;  // deliver what survives, report losses on stderr
+};
+
+// Runs the subcommand; returns the exit code (tools/exit_codes.h). Output goes to
+// options.output, errors and loss reports to stderr. On an invalid trace everything
+// before the error is written first.
+int Decode(const DecodeOptions& options);
+
+}  // namespace tracewire::tools
+
+#endif  // TRACEWIRE_TOOLS_DECODE_H_

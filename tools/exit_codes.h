@@ -1,0 +1,16 @@
+// Exit codes of the `tracewire` command (docs/cli.md).
+#ifndef TRACEWIRE_TOOLS_EXIT_CODES_H_
+#define TRACEWIRE_TOOLS_EXIT_CODES_H_
+
+namespace tracewire::tools {
+
+// Success.
+inline constexpr int kExitOk = 0;
+// The trace (or the input to import) is invalid, or data was lost in salvage mode.
+inline constexpr int kExitInvalid = 1;
+// A usage error (unknown command or flag, bad flag value, wrong arguments) or an I/O error.
+inline constexpr int kExitUsage = 2;
+
+}  // namespace tracewire::tools
+
+#endif  // TRACEWIRE_TOOLS_EXIT_CODES_H_

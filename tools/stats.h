@@ -1,0 +1,16 @@
+// `tracewire stats`: prints the statistics of a trace (tools/trace_stats.h).
+#ifndef TRACEWIRE_TOOLS_STATS_H_
+#define TRACEWIRE_TOOLS_STATS_H_
+
+#include <cstddef>
+#include <string>
+
+namespace tracewire::tools {
+
+// Reads the trace at `input` (FILE, DIR or "-") and prints its statistics on stdout, with
+// the `top` longest regions. Returns the exit code (1 if the trace is invalid).
+int Stats(const std::string& input, size_t top);
+
+}  // namespace tracewire::tools
+
+#endif  // TRACEWIRE_TOOLS_STATS_H_

@@ -1,0 +1,156 @@
+#include "tools/trace_input.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "reader/byte_source.h"
+
+namespace tracewire::tools {
+namespace {
+
+// Counts the bytes its source delivers into a shared counter.
+class CountingSource : public reader::ByteSource {
+ public:
+  CountingSource(std::unique_ptr<reader::ByteSource> source, std::shared_ptr<uint64_t> counter)
+      : source_(std::move(source)), counter_(std::move(counter)) {}
+
+  absl::StatusOr<size_t> Read(char* buffer, size_t size) override {
+    absl::StatusOr<size_t> n = source_->Read(buffer, size);
+    if (n.ok()) *counter_ += *n;
+    return n;
+  }
+  std::optional<uint64_t> Size() const override { return source_->Size(); }
+  std::string Name() const override { return source_->Name(); }
+
+ private:
+  std::unique_ptr<reader::ByteSource> source_;
+  std::shared_ptr<uint64_t> counter_;
+};
+
+}  // namespace
+
+bool IsIoError(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kOk:
+    case absl::StatusCode::kOutOfRange:
+    case absl::StatusCode::kDataLoss:
+    case absl::StatusCode::kUnimplemented:
+    case absl::StatusCode::kResourceExhausted:
+      return false;
+    default:
+      return true;
+  }
+}
+
+absl::StatusOr<std::unique_ptr<TraceInput>> TraceInput::Open(const std::string& path,
+                                                             reader::ReaderOptions options,
+                                                             bool keep_stdin) {
+  std::unique_ptr<TraceInput> input(new TraceInput());
+  std::error_code error;
+  if (path != "-" && std::filesystem::is_directory(path, error)) {
+    for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
+      const std::string name = entry.path().filename().string();
+      if (name.empty() || name[0] == '.') continue;
+      std::error_code type_error;
+      if (!entry.is_regular_file(type_error)) continue;
+      input->files_.push_back(entry.path().string());
+    }
+    if (error) {
+      return absl::UnknownError(
+          absl::StrCat(path, ": cannot list the directory: ", error.message()));
+    }
+    if (input->files_.empty()) {
+      return absl::NotFoundError(absl::StrCat(path, ": the directory holds no trace file"));
+    }
+    std::sort(input->files_.begin(), input->files_.end());
+  } else {
+    input->files_.push_back(path);
+    if (path == "-" && keep_stdin) {
+      std::ostringstream buffer;
+      buffer << std::cin.rdbuf();
+      input->stdin_copy_ = buffer.str();
+      input->stdin_kept_ = true;
+    }
+  }
+  uint64_t total = 0;
+  bool total_known = true;
+  std::vector<std::unique_ptr<reader::Reader>> readers;
+  for (size_t i = 0; i < input->files_.size(); ++i) {
+    absl::StatusOr<std::unique_ptr<reader::ByteSource>> source = input->Reopen(i);
+    if (!source.ok()) return source.status();
+    const std::optional<uint64_t> size = (*source)->Size();
+    if (size.has_value()) {
+      total += *size;
+    } else {
+      total_known = false;
+    }
+    auto reader = std::make_unique<reader::Reader>(
+        std::make_unique<CountingSource>(std::move(*source), input->bytes_read_), options);
+    input->readers_.push_back(reader.get());
+    readers.push_back(std::move(reader));
+  }
+  if (total_known) input->total_bytes_ = total;
+  if (readers.size() == 1 && !std::filesystem::is_directory(path, error)) {
+    input->single_ = std::move(readers[0]);
+  } else {
+    input->pending_ = std::move(readers);
+  }
+  return input;
+}
+
+absl::StatusOr<std::unique_ptr<reader::ByteSource>> TraceInput::Reopen(size_t index) const {
+  const std::string& file = files_[index];
+  if (file == "-" && stdin_kept_) return reader::MemorySource(stdin_copy_, "<stdin>");
+  return reader::OpenFileSource(file);
+}
+
+absl::StatusOr<const reader::Event*> TraceInput::Next() {
+  if (single_ != nullptr) {
+    absl::StatusOr<const reader::Event*> event = single_->Next();
+    if (event.ok() && *event != nullptr && (sids_.empty() || sids_.back() != (*event)->sid) &&
+        std::find(sids_.begin(), sids_.end(), (*event)->sid) == sids_.end()) {
+      sids_.emplace_back((*event)->sid);
+    }
+    return event;
+  }
+  if (tree_ == nullptr) {
+    absl::StatusOr<std::unique_ptr<reader::ProcessTreeReader>> tree =
+        reader::ProcessTreeReader::Create(std::move(pending_));
+    if (!tree.ok()) {
+      readers_.clear();  // Create destroyed them
+      return tree.status();
+    }
+    tree_ = std::move(*tree);
+  }
+  return tree_->Next();
+}
+
+std::vector<std::pair<std::string, reader::LossReport>> TraceInput::LossReports() const {
+  std::vector<std::pair<std::string, reader::LossReport>> reports;
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    if (!readers_[i]->loss_report().clean()) {
+      reports.emplace_back(files_[i], readers_[i]->loss_report());
+    }
+  }
+  return reports;
+}
+
+uint64_t TraceInput::generations() const {
+  uint64_t total = 0;
+  for (const reader::Reader* reader : readers_)
+    total += reader->loss_report().generations_delivered;
+  return total;
+}
+
+size_t TraceInput::num_processes() const {
+  if (tree_ != nullptr) return tree_->processes().size();
+  return sids_.size();
+}
+
+}  // namespace tracewire::tools

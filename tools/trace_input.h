@@ -1,0 +1,75 @@
+// TraceInput: the events of the trace named on the command line: a trace file, "-" (stdin),
+// or a directory of trace files (one per process, as the runtime writes them; merged by
+// wall time into one process tree). It counts the bytes read for progress reports.
+#ifndef TRACEWIRE_TOOLS_TRACE_INPUT_H_
+#define TRACEWIRE_TOOLS_TRACE_INPUT_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "reader/event.h"
+#include "reader/loss_report.h"
+#include "reader/process_tree.h"
+#include "reader/reader.h"
+
+namespace tracewire::tools {
+
+// True if a reading error is an I/O error (exit code 2) rather than a fault of the trace
+// (the reader's OutOfRange, DataLoss, Unimplemented and ResourceExhausted; exit code 1).
+bool IsIoError(const absl::Status& status);
+
+class TraceInput {
+ public:
+  // Opens `path`: "-" is stdin, a directory is read as every regular file in it whose name
+  // does not start with '.', in name order. Fails (I/O errors) if the path cannot be
+  // opened or a directory holds no file. With `keep_stdin`, stdin is read into memory
+  // first so that Reopen() works for it too.
+  static absl::StatusOr<std::unique_ptr<TraceInput>> Open(const std::string& path,
+                                                          reader::ReaderOptions options,
+                                                          bool keep_stdin = false);
+
+  // The next event, nullptr at the end. Errors are trace errors (invalid or truncated
+  // data; their messages name the file and byte offset) or I/O errors while reading.
+  absl::StatusOr<const reader::Event*> Next();
+
+  // The input files (a single "-" or file path, or the files of the directory).
+  const std::vector<std::string>& files() const { return files_; }
+  // A fresh byte source over input file `index` (for a second pass; stdin only if kept).
+  absl::StatusOr<std::unique_ptr<reader::ByteSource>> Reopen(size_t index) const;
+
+  // Bytes read so far, and the total input size if known.
+  uint64_t bytes_read() const { return *bytes_read_; }
+  std::optional<uint64_t> total_bytes() const { return total_bytes_; }
+
+  // Salvage mode: the loss report of each input file that lost data (complete once Next()
+  // returned nullptr), with the file name.
+  std::vector<std::pair<std::string, reader::LossReport>> LossReports() const;
+
+  // Generations whose events were all delivered so far, over every input file.
+  uint64_t generations() const;
+
+  // The processes seen so far (directory inputs and files with several processes).
+  size_t num_processes() const;
+
+ private:
+  TraceInput() = default;
+
+  std::vector<std::string> files_;
+  std::shared_ptr<uint64_t> bytes_read_ = std::make_shared<uint64_t>(0);
+  std::optional<uint64_t> total_bytes_;
+  std::string stdin_copy_;
+  bool stdin_kept_ = false;
+  std::unique_ptr<reader::Reader> single_;                // one file
+  std::vector<std::unique_ptr<reader::Reader>> pending_;  // directory, before merging
+  std::unique_ptr<reader::ProcessTreeReader> tree_;       // directory, merging
+  std::vector<const reader::Reader*> readers_;            // every reader, input order
+  std::vector<std::string> sids_;                         // single file: sids seen
+};
+
+}  // namespace tracewire::tools
+
+#endif  // TRACEWIRE_TOOLS_TRACE_INPUT_H_
