@@ -102,6 +102,12 @@ GenerationDecoder::GenerationDecoder() {
       info.trace2 = true;
       info.nstrings = spec->num_string_ids;
       std::copy(spec->string_ids, spec->string_ids + spec->num_string_ids, info.strings);
+      if (info.nstrings > 2) {
+        info.str_a = kOnesArg;
+      } else {
+        if (info.nstrings >= 1) info.str_a = info.strings[0];
+        if (info.nstrings >= 2) info.str_b = info.strings[1];
+      }
     }
   }
 }
@@ -228,6 +234,7 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
   state_ = state;
   state->pid = pa[2];
   state->start_time = pa[3];
+  start_time_ = pa[3];
   info_.sid = state->sid;
   event_.gen = gen.gen;
   event_.sid = state->sid;
@@ -288,34 +295,66 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
     }
   }
   cur_ = nullptr;
+  run_limit_ = 0;
   pick_at_start_ = true;
   return absl::OkStatus();
 }
 
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline GenerationDecoder::Cursor* GenerationDecoder::PickLinear() {
+inline void GenerationDecoder::PickLinear() {
   const size_t n = keys_.size();
-  if (n == 1) return cursors_[0].has_head ? &cursors_[0] : nullptr;
-  if (n == 0) return nullptr;
+  if (n <= 1) {
+    cur_ = n == 1 && cursors_[0].has_head ? &cursors_[0] : nullptr;
+    run_limit_ = kNoKey;
+    return;
+  }
+  // One branch-free pass: the smallest key (strict: ties keep the lower thread number) and
+  // the run limit, the smallest time at which another cursor would win: its key, plus one
+  // if its index is above the winner's (it loses ties). A cursor passed over by a later,
+  // smaller key has a lower index than the winner: its bound is its key.
   uint64_t best = keys_[0];
+  uint64_t limit = kNoKey;
   size_t index = 0;
   for (size_t i = 1; i < n; ++i) {
     const uint64_t key = keys_[i];
-    const bool less = key < best;  // strict: ties keep the lower thread number
+    const bool less = key < best;
+    const uint64_t bound = less ? best : (key == kNoKey ? key : key + 1);
+    limit = bound < limit ? bound : limit;
     best = less ? key : best;
     index = less ? i : index;
   }
-  if (ABSL_PREDICT_TRUE(cursors_[index].has_head)) return &cursors_[index];
-  // kNoKey is also a valid time; look for a cursor that still has a head.
-  for (Cursor& c : cursors_) {
-    if (c.has_head) return &c;
+  run_limit_ = limit;
+  if (ABSL_PREDICT_TRUE(cursors_[index].has_head)) {
+    cur_ = &cursors_[index];
+    return;
   }
-  return nullptr;
+  // kNoKey is also a valid time; look for a cursor that still has a head.
+  run_limit_ = 0;
+  cur_ = nullptr;
+  for (Cursor& c : cursors_) {
+    if (c.has_head) {
+      cur_ = &c;
+      return;
+    }
+  }
 }
 
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline GenerationDecoder::Cursor* GenerationDecoder::PickFirst() {
+void GenerationDecoder::Pick() {
   if (linear_) return PickLinear();
-  if (heap_.empty()) return nullptr;
-  return &cursors_[heap_[0]];
+  if (heap_.empty()) {
+    cur_ = nullptr;
+    return;
+  }
+  const uint32_t top = heap_[0];
+  cur_ = &cursors_[top];
+  // Every other cursor is at or after one of the root's children in (key, index) order.
+  uint64_t limit = kNoKey;
+  for (size_t child = 1; child <= 2 && child < heap_.size(); ++child) {
+    const uint32_t other = heap_[child];
+    const uint64_t key = keys_[other];
+    const uint64_t bound = key == kNoKey || other < top ? key : key + 1;
+    limit = std::min(limit, bound);
+  }
+  run_limit_ = limit;
 }
 
 void GenerationDecoder::SiftUp(size_t i) {
@@ -420,8 +459,16 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool GenerationDecoder::DecodeHead(Cursor& c
     uint64_t word;
     if (ABSL_PREDICT_TRUE(end - p >= 8) &&
         ((std::memcpy(&word, p, 8), word) & kHighBits & kLowBytesMask[n]) == 0) {
-      // Every argument is a one-byte varint: take them from one 8-byte load.
-      for (int i = 0; i < n; ++i) args[i] = (word >> (8 * i)) & 0xff;
+      // Every argument is a one-byte varint: take them from one 8-byte load. Up to four
+      // arguments (the usual rows) are stored unconditionally: the slots past n are unused.
+      if (ABSL_PREDICT_TRUE(n <= 4)) {
+        args[0] = word & 0xff;
+        args[1] = (word >> 8) & 0xff;
+        args[2] = (word >> 16) & 0xff;
+        args[3] = (word >> 24) & 0xff;
+      } else {
+        for (int i = 0; i < n; ++i) args[i] = (word >> (8 * i)) & 0xff;
+      }
       p += n;
     } else {
       for (int i = 0; i < n; ++i) {
@@ -521,10 +568,10 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::FillCommon(Cursor& c
   e.ticks = now;
   e.thread_name = ts.name;
   e.time = WallTime(now);
-  e.t_abs = SignedSeconds(state_->start_time, now);
-  e.t_rel.reset();
-  e.msg.reset();
-  if (c.has_pending_stack) {
+  e.t_abs = SignedSeconds(start_time_, now);
+  ClearOpt(&e.t_rel);
+  ClearOpt(&e.msg);
+  if (ABSL_PREDICT_FALSE(c.has_pending_stack)) {
     e.stack = c.pending_stack;
     c.has_pending_stack = false;
   } else {
@@ -532,46 +579,100 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::FillCommon(Cursor& c
   }
 }
 
+GenerationDecoder::Outcome GenerationDecoder::SiteError(const Cursor& c) {
+  return Fail(HeadError(c, absl::StrFormat("%s: site ID %d is not in the site table",
+                                           specs_[c.head_type]->name, c.head_args[1])));
+}
+
+bool GenerationDecoder::CheckStrings(const Cursor& c, const TypeInfo& info) {
+  const uint64_t* a = c.head_args;
+  for (int i = 0; i < info.nstrings; ++i) {
+    const uint8_t index = info.strings[i];
+    if (a[index] != 0 && tables_.FindString(a[index]) == nullptr) {
+      const format::EventSpec* spec = specs_[c.head_type];
+      return FailFalse(HeadError(c, absl::StrFormat("%s: %s %d is not in the string table",
+                                                    spec->name, spec->args[index].name, a[index])));
+    }
+  }
+  return true;
+}
+
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline GenerationDecoder::Outcome GenerationDecoder::ProcessTrace2(
     Cursor& c, const TypeInfo& info, bool common_done) {
+  const uint8_t type = c.head_type;
+  const uint64_t* a = c.head_args;
+  // A Trace2 row: dt, site, then the row's own arguments.
+  const SiteInfo* site = tables_.FindSite(a[1]);
+  if (ABSL_PREDICT_FALSE(site == nullptr)) return SiteError(c);
+  // All string IDs below string_limit() exist (0 = none included): one comparison on the
+  // usual dense table (str_a/str_b cover every string argument of the row, or force the
+  // general check); the general lookup otherwise.
+  if (ABSL_PREDICT_FALSE((a[info.str_a] | a[info.str_b]) >= tables_.string_limit())) {
+    if (!CheckStrings(c, info)) return kError;
+  }
+  const uint64_t now = c.time;
+  if (!common_done) FillCommon(c, type, now);
+  Event& e = event_;
+  e.kind = info.kind;
+  e.file = site->file;
+  e.line = site->line;
+  e.repo = site->event_repo;
+  e.category = site->category;
+  e.label = site->label;
+  ThreadState& ts = *c.ts;
+  auto innermost = [&ts]() { return ts.regions.empty() ? ts.start_time : ts.regions.back(); };
+  switch (type) {
+    case T(EventType::kRegionEnter):
+      if (ABSL_PREDICT_FALSE(ts.regions.size() >= kMaxRegionDepth)) {
+        return Fail(HeadError(c, "regions nest too deep"));
+      }
+      e.nesting = 1 + static_cast<int>(ts.regions.size());
+      ts.regions.push_back(now);
+      if (a[2] != 0) StoreOpt(&e.msg, *tables_.FindString(a[2]));
+      return kEvent;
+    case T(EventType::kRegionLeave):
+      if (ABSL_PREDICT_FALSE(ts.regions.empty())) {
+        return Fail(HeadError(c, "region_leave with no open region on the thread"));
+      }
+      StoreOpt(&e.t_rel, SignedSeconds(ts.regions.back(), now));
+      ts.regions.pop_back();
+      if (a[2] != 0) StoreOpt(&e.msg, *tables_.FindString(a[2]));
+      e.nesting = 1 + static_cast<int>(ts.regions.size());
+      return kEvent;
+    case T(EventType::kData):
+      StoreOpt(&e.t_rel, SignedSeconds(innermost(), now));
+      e.value_kind = ValueKind::kString;
+      e.value_string = Str(a[2]);
+      e.nesting = 1 + static_cast<int>(ts.regions.size());
+      return kEvent;
+    case T(EventType::kDataInt): {
+      StoreOpt(&e.t_rel, SignedSeconds(innermost(), now));
+      e.value_kind = ValueKind::kInt;
+      e.value_int = format::ZigzagDecode(a[2]);
+      char* end = std::to_chars(e.int_buffer, e.int_buffer + sizeof(e.int_buffer), e.value_int).ptr;
+      e.value_string = absl::string_view(e.int_buffer, end - e.int_buffer);
+      e.nesting = 1 + static_cast<int>(ts.regions.size());
+      return kEvent;
+    }
+    case T(EventType::kDataJson):
+      StoreOpt(&e.t_rel, SignedSeconds(innermost(), now));
+      e.value_kind = ValueKind::kJson;
+      e.value_string = Str(a[2]);
+      e.nesting = 1 + static_cast<int>(ts.regions.size());
+      return kEvent;
+    default:
+      return ProcessOther(c);
+  }
+}
+
+// The rows of ProcessTrace2 that are not on the hot path; the common and site fields are
+// set.
+GenerationDecoder::Outcome GenerationDecoder::ProcessOther(Cursor& c) {
   ThreadState& ts = *c.ts;
   const uint8_t type = c.head_type;
   const uint64_t* a = c.head_args;
   const uint64_t now = c.time;
-  if (!common_done) FillCommon(c, type, now);
   Event& e = event_;
-  // A Trace2 row: dt, site, then the row's own arguments.
-  const SiteInfo* site = tables_.FindSite(a[1]);
-  if (ABSL_PREDICT_FALSE(site == nullptr)) {
-    const format::EventSpec* spec = specs_[type];
-    return Fail(
-        HeadError(c, absl::StrFormat("%s: site ID %d is not in the site table", spec->name, a[1])));
-  }
-  // All string IDs below string_limit() exist (0 = none included): one comparison per ID
-  // on the usual dense table; the general lookup otherwise.
-  const uint64_t string_limit = tables_.string_limit();
-  uint64_t max_string = 0;
-  for (int i = 0; i < info.nstrings; ++i) max_string |= a[info.strings[i]];
-  for (int i = 0; ABSL_PREDICT_FALSE(max_string >= string_limit) && i < info.nstrings; ++i) {
-    const uint8_t index = info.strings[i];
-    if (a[index] != 0 && tables_.FindString(a[index]) == nullptr) {
-      const format::EventSpec* spec = specs_[type];
-      return Fail(HeadError(c, absl::StrFormat("%s: %s %d is not in the string table", spec->name,
-                                               spec->args[index].name, a[index])));
-    }
-  }
-  e.kind = info.kind;
-  e.file = site->file;
-  e.line = site->line;
-  if (site->repo != 0) {
-    e.repo = static_cast<int64_t>(site->repo - 1);
-  } else {
-    e.repo.reset();
-  }
-  e.category = site->category;
-  e.label = site->label;
-  auto innermost = [&ts]() { return ts.regions.empty() ? ts.start_time : ts.regions.back(); };
-
   switch (type) {
     case T(EventType::kVersion):
       e.exe = Str(a[2]);
@@ -701,40 +802,6 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline GenerationDecoder::Outcome GenerationDecoder
     case T(EventType::kDefRepo):
       e.repo = static_cast<int64_t>(a[2]);
       e.worktree = Str(a[3]);
-      break;
-    case T(EventType::kRegionEnter):
-      if (ABSL_PREDICT_FALSE(ts.regions.size() >= kMaxRegionDepth)) {
-        return Fail(HeadError(c, "regions nest too deep"));
-      }
-      e.nesting = 1 + static_cast<int>(ts.regions.size());
-      ts.regions.push_back(now);
-      SetOptStr(&e.msg, a[2]);
-      return kEvent;
-    case T(EventType::kRegionLeave):
-      if (ABSL_PREDICT_FALSE(ts.regions.empty())) {
-        return Fail(HeadError(c, "region_leave with no open region on the thread"));
-      }
-      e.t_rel = SignedSeconds(ts.regions.back(), now);
-      ts.regions.pop_back();
-      SetOptStr(&e.msg, a[2]);
-      break;
-    case T(EventType::kData):
-      e.t_rel = SignedSeconds(innermost(), now);
-      e.value_kind = ValueKind::kString;
-      e.value_string = Str(a[2]);
-      break;
-    case T(EventType::kDataInt): {
-      e.t_rel = SignedSeconds(innermost(), now);
-      e.value_kind = ValueKind::kInt;
-      e.value_int = format::ZigzagDecode(a[2]);
-      char* end = std::to_chars(e.int_buffer, e.int_buffer + sizeof(e.int_buffer), e.value_int).ptr;
-      e.value_string = absl::string_view(e.int_buffer, end - e.int_buffer);
-      break;
-    }
-    case T(EventType::kDataJson):
-      e.t_rel = SignedSeconds(innermost(), now);
-      e.value_kind = ValueKind::kJson;
-      e.value_string = Str(a[2]);
       break;
     case T(EventType::kPrintf):
       SetOptStr(&e.msg, a[2]);
@@ -872,37 +939,71 @@ GenerationDecoder::Outcome GenerationDecoder::ProcessSlow(Cursor& c) {
 }
 
 const Event* GenerationDecoder::Next() {
+  // Hot path: cur_ holds a plain Trace2 row; process it, decode the cursor's next record
+  // and keep the cursor while its head stays the smallest.
+  if (ABSL_PREDICT_TRUE(cur_ != nullptr)) {
+    Cursor& c = *cur_;
+    const TypeInfo& info = types_[c.head_type];
+    if (ABSL_PREDICT_TRUE(info.trace2 && !c.restating && !c.ts->exited)) {
+      if (ABSL_PREDICT_FALSE(ProcessTrace2(c, info, /*common_done=*/false) == kError)) {
+        cur_ = nullptr;
+        return nullptr;
+      }
+      if (ABSL_PREDICT_FALSE(!DecodeHead(c))) {
+        // Deliver the processed event first; the error stays in error_ for the next call.
+        cur_ = nullptr;
+        return &event_;
+      }
+      if (ABSL_PREDICT_FALSE(c.time >= run_limit_ || !c.has_head)) Repick(c);
+      return &event_;
+    }
+  }
+  return NextSlow();
+}
+
+void GenerationDecoder::Repick(Cursor& c) {
+  if (ABSL_PREDICT_FALSE(!c.has_head)) {
+    if (absl::Status s = EndStream(c); !s.ok()) {
+      error_ = std::move(s);
+      cur_ = nullptr;
+      return;
+    }
+    keys_[c.index] = kNoKey;
+    if (!linear_) {
+      heap_[0] = heap_.back();
+      heap_.pop_back();
+      if (!heap_.empty()) SiftDown(0);
+    }
+  } else {
+    keys_[c.index] = c.time;
+    if (!linear_) SiftDown(0);
+  }
+  Pick();
+}
+
+const Event* GenerationDecoder::NextSlow() {
   if (ABSL_PREDICT_FALSE(!error_.ok())) return nullptr;
   if (ABSL_PREDICT_FALSE(pick_at_start_)) {
     pick_at_start_ = false;
-    cur_ = PickFirst();
+    Pick();
   }
-  while (ABSL_PREDICT_TRUE(cur_ != nullptr)) {
+  while (cur_ != nullptr) {
     Cursor& c = *cur_;
     const Outcome outcome = Process(c);
-    if (ABSL_PREDICT_FALSE(outcome == kError)) return nullptr;
+    if (ABSL_PREDICT_FALSE(outcome == kError)) {
+      cur_ = nullptr;
+      return nullptr;
+    }
     if (ABSL_PREDICT_FALSE(!DecodeHead(c))) {
       // Deliver the processed event first; the error stays in error_ for the next call.
+      cur_ = nullptr;
       return outcome == kEvent ? &event_ : nullptr;
     }
-    if (ABSL_PREDICT_FALSE(!c.has_head)) {
-      if (absl::Status s = EndStream(c); !s.ok()) {
-        error_ = std::move(s);
-        return outcome == kEvent ? &event_ : nullptr;
-      }
-      keys_[c.index] = kNoKey;
-      if (!linear_) {
-        heap_[0] = heap_.back();
-        heap_.pop_back();
-        if (!heap_.empty()) SiftDown(0);
-      }
-    } else {
-      keys_[c.index] = c.time;
-      if (!linear_) SiftDown(0);
-    }
-    cur_ = PickFirst();
+    if (c.time >= run_limit_ || !c.has_head) Repick(c);
     if (outcome == kEvent) return &event_;
+    if (!error_.ok()) return nullptr;
   }
+  if (!error_.ok()) return nullptr;
   if (!finished_) {
     FinishGeneration();
     finished_ = true;

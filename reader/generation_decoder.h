@@ -11,7 +11,11 @@
 #define TRACEWIRE_READER_GENERATION_DECODER_H_
 
 #include <cstdint>
+#include <new>
+#include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -66,6 +70,9 @@ class GenerationDecoder {
     uint32_t next;  // next batch of the same thread, or kNoBatch
   };
   static constexpr uint32_t kNoBatch = ~uint32_t{0};
+  static constexpr uint8_t kZeroArg = format::kMaxArgs;
+  static constexpr uint8_t kOnesArg = format::kMaxArgs + 1;
+  static_assert(format::kMaxArgs == 8);
 
   // One thread's stream in this generation, with its decoded head record (the last
   // record decoded; Process() consumes it).
@@ -86,10 +93,11 @@ class GenerationDecoder {
     bool restating = false;  // after thread_status: region_active records may follow
     bool has_pending_stack = false;
     absl::Span<const SymbolFrame> pending_stack;
-    // Head record.
+    // Head record. head_args[kZeroArg] is always 0 and head_args[kOnesArg] always ~0 (see
+    // TypeInfo::str_a).
     uint8_t head_type = 0;
     const uint8_t* head_pos = nullptr;
-    uint64_t head_args[format::kMaxArgs] = {};
+    uint64_t head_args[format::kMaxArgs + 2] = {0, 0, 0, 0, 0, 0, 0, 0, 0, ~uint64_t{0}};
     absl::string_view head_data;
   };
 
@@ -102,9 +110,16 @@ class GenerationDecoder {
   bool DecodeSlow(Cursor& c);
   // Time checks that failed the fast test (dt 0, overflow, batch overlap).
   bool CheckTime(Cursor& c, uint64_t dt, uint64_t t);
-  // The cursor with the smallest head (ties: lower thread number), or nullptr.
-  Cursor* PickFirst();
-  Cursor* PickLinear();
+  // Sets cur_ to the cursor with the smallest head (ties: lower thread number), or nullptr,
+  // and run_limit_ so that cur_ stays the smallest while its head time is below it.
+  void Pick();
+  void PickLinear();
+  // After cur_ (`c`) advanced past run_limit_ or ran out: end-of-stream checks, the merge
+  // keys, Pick(). On error sets error_ and cur_ = nullptr.
+  void Repick(Cursor& c);
+  // Next() after the hot path: the first pick, records that surface no event, errors, the
+  // end of the generation.
+  const Event* NextSlow();
   static uint64_t HeadOffset(const Cursor& c);
   enum Outcome { kSkip, kEvent, kError };
   struct TypeInfo;
@@ -116,13 +131,19 @@ class GenerationDecoder {
   Outcome ProcessSlow(Cursor& c);
   // Process() for a Trace2 row (the hot path).
   Outcome ProcessTrace2(Cursor& c, const TypeInfo& info, bool common_done);
+  // ProcessTrace2() for the row types that are not on the hot path.
+  Outcome ProcessOther(Cursor& c);
+  // Error paths of ProcessTrace2 (out of line).
+  Outcome SiteError(const Cursor& c);
+  // Checks every string ID of the head; false on error (in error_).
+  bool CheckStrings(const Cursor& c, const TypeInfo& info);
   // Fills the event fields every surfaced record has.
   void FillCommon(Cursor& c, uint8_t type, uint64_t now);
-  Outcome Fail(absl::Status status) {
+  ABSL_ATTRIBUTE_NOINLINE Outcome Fail(absl::Status status) {
     error_ = std::move(status);
     return kError;
   }
-  bool FailFalse(absl::Status status) {
+  ABSL_ATTRIBUTE_NOINLINE bool FailFalse(absl::Status status) {
     error_ = std::move(status);
     return false;
   }
@@ -158,6 +179,18 @@ class GenerationDecoder {
       field->emplace(*tables_.FindString(id));
     }
   }
+  // Unconditional stores into an optional (reset() and operator= test the engaged flag
+  // first). Only for trivially destructible T.
+  template <typename T, typename U>
+  static void StoreOpt(std::optional<T>* field, U&& value) {
+    static_assert(std::is_trivially_destructible_v<std::optional<T>>);
+    ::new (static_cast<void*>(field)) std::optional<T>(std::forward<U>(value));
+  }
+  template <typename T>
+  static void ClearOpt(std::optional<T>* field) {
+    static_assert(std::is_trivially_destructible_v<std::optional<T>>);
+    ::new (static_cast<void*>(field)) std::optional<T>();
+  }
   absl::Time WallTime(uint64_t ticks) const;
   absl::Time SlowWallTime(uint64_t ticks) const;
   double Seconds(uint64_t ticks) const { return static_cast<double>(ticks) * sec_per_tick_; }
@@ -178,6 +211,10 @@ class GenerationDecoder {
     uint8_t nargs = 0;
     uint8_t nstrings = 0;  // string-ID arguments to validate
     uint8_t strings[4] = {};
+    // Hot-path string check: head_args[str_a] | head_args[str_b] covers every string ID
+    // of the row (kZeroArg pads; kOnesArg forces the general check for more than two).
+    uint8_t str_a = kZeroArg;
+    uint8_t str_b = kZeroArg;
     EventKind kind = EventKind::kExperimental;
   };
   const format::EventSpec* specs_[256];
@@ -187,6 +224,7 @@ class GenerationDecoder {
   std::string describe_;
   GenerationInfo info_;
   double sec_per_tick_ = 0;
+  uint64_t start_time_ = 0;   // process start (t_abs origin)
   int64_t ns_per_tick_ = 0;   // 1e9 / freq when exact, else 0
   int64_t wall_unix_ns_ = 0;  // clock_sync wall time in Unix nanoseconds
   std::vector<Batch> batches_;
@@ -200,7 +238,10 @@ class GenerationDecoder {
   std::vector<uint64_t> keys_;
   bool linear_ = true;
   std::vector<uint32_t> heap_;  // cursors with a head, heap-ordered (heap mode)
-  Cursor* cur_ = nullptr;       // cursor with the smallest head
+  Cursor* cur_ = nullptr;       // cursor with the smallest head; nullptr when not decoding
+  // cur_ keeps the smallest head while its time is below this (the other cursors' keys do
+  // not change meanwhile): keys_[cur_->index] is only updated when it stops.
+  uint64_t run_limit_ = 0;
   bool finished_ = false;
   bool pick_at_start_ = false;
   absl::Status error_;

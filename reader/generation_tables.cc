@@ -125,6 +125,7 @@ absl::Status GenerationTables::BuildSitesAndStacks(const RawGeneration& gen) {
         }
         if (!Resolve(raw.args[4], &site.label)) return missing("label_string", raw.args[4]);
         site.repo = raw.args[5];
+        if (site.repo != 0) site.event_repo = static_cast<int64_t>(site.repo - 1);
         sites_.Stage(id, site, raw.offset);
         continue;
       }

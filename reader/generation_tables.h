@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,8 @@ struct SiteInfo {
   absl::string_view category;
   absl::string_view label;
   uint64_t repo = 0;  // 0 = no repo, else repo id + 1 (wire encoding)
+  // Event::repo for this site (repo - 1 when repo != 0), precomputed for the hot path.
+  std::optional<int64_t> event_repo;
 };
 
 class GenerationTables {
