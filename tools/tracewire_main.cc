@@ -114,7 +114,8 @@ int Main(const std::vector<std::string>& args) {
   if (command == "help" || command == "--help" || command == "-help" || command == "-h") {
     if (command == "help" && args.size() > 1) {
       if (args.size() > 2) return UsageError("help", "expects at most one command");
-      const std::optional<std::string> usage = CommandUsage(args[1]);
+      const bool self = args[1] == "--help" || args[1] == "-help" || args[1] == "-h";
+      const std::optional<std::string> usage = CommandUsage(self ? "help" : args[1]);
       if (!usage.has_value()) {
         std::fprintf(stderr, "tracewire: unknown command '%s'\n%s", args[1].c_str(),
                      GlobalUsage().c_str());
