@@ -1,0 +1,288 @@
+// The Chrome Trace Event exporter on real traces: the demo (two processes, threads,
+// regions, data, a child, a timer, a counter, an error) and a 3-level process tree of
+// testtool, each read from one appended file and from a directory of per-process files.
+// The output is parsed and checked against the rules of the format document
+// (shared/reference/trace-event-format.md): per thread, timestamps increase and B/E nest.
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "reader/targets/chrome_target.h"
+#include "tests/export/export_support.h"
+
+namespace tracewire::testing {
+namespace {
+
+using nlohmann::json;
+
+struct Fixture {
+  std::string demo_file;
+  std::string demo_dir;
+  std::string tree_file;
+  std::string tree_dir;
+};
+
+const Fixture& Traces() {
+  static const Fixture* fixture = [] {
+    auto* f = new Fixture;
+    const std::string demo = Tool("tools/demo");
+    const std::string testtool = Tool("tools/testtool");
+    const std::vector<std::string> tree = {testtool,   "trace2", "004child", testtool,    "trace2",
+                                           "004child", testtool, "trace2",   "001return", "0"};
+    f->demo_file = TempDir("chrome_demo") + "/trace.twr";
+    f->demo_dir = TempDir("chrome_demo_dir");
+    f->tree_file = TempDir("chrome_tree") + "/trace.twr";
+    f->tree_dir = TempDir("chrome_tree_dir");
+    EXPECT_EQ(Run({demo}, {{"TRACEWIRE", f->demo_file}}), 1);
+    EXPECT_EQ(Run({demo}, {{"TRACEWIRE", f->demo_dir}}), 1);
+    EXPECT_EQ(Run(tree, {{"TRACEWIRE", f->tree_file}}), 0);
+    EXPECT_EQ(Run(tree, {{"TRACEWIRE", f->tree_dir}}), 0);
+    return f;
+  }();
+  return *fixture;
+}
+
+json Export(const std::string& path, std::string* text = nullptr) {
+  std::unique_ptr<targets::Formatter> formatter = targets::MakeChromeFormatter({});
+  absl::StatusOr<std::string> out = FormatTrace(path, *formatter);
+  EXPECT_TRUE(out.ok()) << out.status();
+  if (!out.ok()) return json();
+  if (text != nullptr) *text = *out;
+  json doc = json::parse(*out, nullptr, false);
+  EXPECT_FALSE(doc.is_discarded()) << "not JSON:\n" << *out;
+  return doc;
+}
+
+using TrackKey = std::pair<int64_t, int64_t>;  // pid, tid
+
+// What CheckRules learned about the trace.
+struct Summary {
+  std::map<int64_t, std::string> process_names;  // pid -> process_name
+  std::set<TrackKey> named_threads;
+  std::set<TrackKey> sorted_threads;
+  std::map<std::string, int> phases;                      // ph -> count
+  std::vector<json> slices;                               // B events with their E's args merged
+  std::map<int64_t, std::pair<double, double>> pid_span;  // first and last ts per pid
+};
+
+// The rules of the format: well-formed events, per-track increasing ts, nested B/E.
+void CheckRules(const json& events, Summary* out) {
+  Summary& s = *out;
+  EXPECT_TRUE(events.is_array());
+  if (!events.is_array()) return;
+  std::map<TrackKey, double> last_ts;
+  std::map<TrackKey, std::vector<size_t>> open;  // indexes into s.slices
+  for (const json& e : events) {
+    ASSERT_TRUE(e.is_object()) << e;
+    ASSERT_TRUE(e.contains("ph") && e["ph"].is_string()) << e;
+    ASSERT_TRUE(e.contains("pid") && e["pid"].is_number_integer()) << e;
+    ASSERT_TRUE(e.contains("tid") && e["tid"].is_number_integer()) << e;
+    const std::string ph = e["ph"];
+    const TrackKey key{e["pid"].get<int64_t>(), e["tid"].get<int64_t>()};
+    ++s.phases[ph];
+    if (ph == "M") {
+      ASSERT_TRUE(e.contains("name") && e.contains("args")) << e;
+      const std::string what = e["name"];
+      if (what == "process_name") {
+        ASSERT_TRUE(e["args"]["name"].is_string()) << e;
+        s.process_names[key.first] = e["args"]["name"];
+      } else if (what == "thread_name") {
+        ASSERT_TRUE(e["args"]["name"].is_string()) << e;
+        s.named_threads.insert(key);
+      } else if (what == "thread_sort_index") {
+        ASSERT_TRUE(e["args"]["sort_index"].is_number_integer()) << e;
+        s.sorted_threads.insert(key);
+      }
+      continue;
+    }
+    ASSERT_TRUE(e.contains("ts") && e["ts"].is_number()) << e;
+    const double ts = e["ts"];
+    auto [it, first] = last_ts.try_emplace(key, ts);
+    if (!first) {
+      EXPECT_GT(ts, it->second) << "timestamps must increase per thread: " << e;
+      it->second = ts;
+    }
+    auto [span, new_pid] = s.pid_span.try_emplace(key.first, ts, ts);
+    span->second.first = std::min(span->second.first, ts);
+    span->second.second = std::max(span->second.second, ts);
+    if (ph == "B") {
+      ASSERT_TRUE(e.contains("name") && e["name"].is_string()) << e;
+      open[key].push_back(s.slices.size());
+      json slice = e;
+      slice["end_ts"] = nullptr;
+      s.slices.push_back(slice);
+    } else if (ph == "E") {
+      ASSERT_FALSE(open[key].empty()) << "E without an open B on its thread: " << e;
+      json& slice = s.slices[open[key].back()];
+      open[key].pop_back();
+      slice["end_ts"] = ts;
+      if (e.contains("args")) {
+        for (auto& [k, v] : e["args"].items()) slice["args"][k] = v;
+      }
+    } else if (ph == "i") {
+      ASSERT_TRUE(e.contains("name") && e.contains("s")) << e;
+      const std::string scope = e["s"];
+      EXPECT_TRUE(scope == "t" || scope == "p" || scope == "g") << e;
+    } else if (ph == "C") {
+      ASSERT_TRUE(e.contains("name") && e["args"].is_object()) << e;
+      for (auto& [k, v] : e["args"].items()) EXPECT_TRUE(v.is_number()) << e;
+    } else {
+      ADD_FAILURE() << "unexpected phase: " << e;
+    }
+  }
+  for (const auto& [key, stack] : open) {
+    EXPECT_TRUE(stack.empty()) << "unclosed B on pid " << key.first << " tid " << key.second;
+  }
+  // Every track with events is named and sorted.
+  for (const auto& [key, ts] : last_ts) {
+    EXPECT_TRUE(s.named_threads.count(key)) << key.first << "/" << key.second;
+    EXPECT_TRUE(s.sorted_threads.count(key)) << key.first << "/" << key.second;
+    EXPECT_TRUE(s.process_names.count(key.first)) << key.first;
+  }
+}
+
+std::vector<json> Slices(const Summary& s, const std::string& cat) {
+  std::vector<json> out;
+  for (const json& slice : s.slices) {
+    if (slice.value("cat", "") == cat) out.push_back(slice);
+  }
+  return out;
+}
+
+int CountInstants(const json& events, const std::string& cat, const std::string& scope) {
+  int n = 0;
+  for (const json& e : events) {
+    if (e["ph"] == "i" && e.value("cat", "") == cat && e.value("s", "") == scope) ++n;
+  }
+  return n;
+}
+
+void CheckDemo(const std::string& path) {
+  std::string text;
+  const json events = Export(path, &text);
+  Summary s;
+  CheckRules(events, &s);
+  if (::testing::Test::HasFatalFailure()) return;
+  // Two processes (the demo and its "demo child"), each named with its command and sid.
+  ASSERT_EQ(s.process_names.size(), 2u) << text;
+  bool saw_status = false;
+  bool saw_child = false;
+  for (const auto& [pid, name] : s.process_names) {
+    saw_status |= absl::StrContains(name, "status (");
+    saw_child |= absl::StrContains(name, "child (") && absl::StrContains(name, "/");
+  }
+  EXPECT_TRUE(saw_status && saw_child) << text;
+  // ts carry sub-microsecond decimals.
+  EXPECT_TRUE(std::regex_search(text, std::regex("\"ts\":[0-9]+\\.[0-9]{3},"))) << text;
+
+  // Regions: name = label, cat = category, args nesting; read_recursive nests 4 deep.
+  std::vector<json> dirs = Slices(s, "dir");
+  ASSERT_EQ(dirs.size(), 15u);
+  int max_nesting = 0;
+  for (const json& r : dirs) {
+    EXPECT_EQ(r["name"], "read_recursive");
+    EXPECT_TRUE(r["args"].contains("msg")) << r;
+    EXPECT_TRUE(r["args"].contains("repo")) << r;
+    max_nesting = std::max(max_nesting, r["args"]["nesting"].get<int>());
+  }
+  EXPECT_EQ(max_nesting, 5);                 // inside status/worktree
+  EXPECT_EQ(Slices(s, "index").size(), 5u);  // do_read_index + 4 preload regions
+  EXPECT_EQ(Slices(s, "child").size(), 1u);  // the child process's region child/work
+
+  // Threads: main and four preload threads, each a lifetime slice.
+  std::vector<json> threads = Slices(s, "thread");
+  EXPECT_EQ(threads.size(), 2u + 4u) << "main of both processes + 4 preload threads";
+
+  // The child process: a slice on the parent's children track, with argv, class, pid, code.
+  std::vector<json> children;
+  for (const json& slice : s.slices) {
+    if (slice["cat"] == "child_process") children.push_back(slice);
+  }
+  ASSERT_EQ(children.size(), 1u);
+  const json& child = children[0];
+  EXPECT_EQ(child["args"]["class"], "demo");
+  EXPECT_EQ(child["args"]["argv"].size(), 2u);
+  EXPECT_EQ(child["args"]["argv"][1], "child");
+  EXPECT_TRUE(child["args"]["pid"].is_number_integer());
+  EXPECT_EQ(child["args"]["code"], 0);
+
+  // data, data_json, printf: thread-scope instants; the error: process scope.
+  EXPECT_GE(CountInstants(events, "index", "t"), 5);  // read/cache_nr + 4 preload/sum_lstat
+  EXPECT_EQ(CountInstants(events, "printf", "t"), 1);
+  EXPECT_EQ(CountInstants(events, "error", "p"), 1);
+  bool json_value = false;
+  for (const json& e : events) {
+    if (e["ph"] == "i" && e.value("name", "") == "summary") {
+      json_value = e["args"]["value"].is_object() && e["args"]["value"]["changed"] == 2;
+    }
+  }
+  EXPECT_TRUE(json_value) << "data_json is embedded as JSON";
+  // Timers and counters: C events.
+  std::set<std::string> counters;
+  for (const json& e : events) {
+    if (e["ph"] == "C") counters.insert(e["name"]);
+  }
+  EXPECT_TRUE(counters.count("demo/read_recursive")) << text;
+  EXPECT_TRUE(counters.count("demo/files")) << text;
+}
+
+TEST(ChromeTest, DemoFile) { CheckDemo(Traces().demo_file); }
+
+TEST(ChromeTest, DemoDirectory) { CheckDemo(Traces().demo_dir); }
+
+void CheckTree(const std::string& path) {
+  std::string text;
+  const json events = Export(path, &text);
+  Summary s;
+  CheckRules(events, &s);
+  if (::testing::Test::HasFatalFailure()) return;
+  ASSERT_EQ(s.process_names.size(), 3u) << text;
+  std::vector<json> children;
+  for (const json& slice : s.slices) {
+    if (slice["cat"] == "child_process") children.push_back(slice);
+  }
+  ASSERT_EQ(children.size(), 2u);
+  std::set<int64_t> child_pids;
+  for (const json& child : children) {
+    EXPECT_EQ(child["args"]["argv"][1], "trace2");
+    EXPECT_EQ(child["args"]["code"], 0);
+    EXPECT_EQ(child["args"]["class"], "?");
+    // The child process (one pid of the output per process; its pid is the real one) runs
+    // within the parent's child slice, on the common timeline (0.5 ms of clock slack).
+    const int64_t pid = child["args"]["pid"];
+    child_pids.insert(pid);
+    ASSERT_TRUE(s.pid_span.count(pid)) << "no events of child pid " << pid;
+    EXPECT_GE(s.pid_span.at(pid).first, child["ts"].get<double>() - 500);
+    EXPECT_LE(s.pid_span.at(pid).second, child["end_ts"].get<double>() + 500);
+  }
+  EXPECT_EQ(child_pids.size(), 2u);
+  // The three process names: a root sid, a sid with one '/', one with two.
+  std::multiset<int> depths;
+  for (const auto& [pid, name] : s.process_names) {
+    EXPECT_TRUE(absl::StartsWith(name, "testtool trace2 (")) << name;
+    depths.insert(std::count(name.begin(), name.end(), '/'));
+  }
+  EXPECT_EQ(depths, (std::multiset<int>{0, 1, 2}));
+}
+
+TEST(ChromeTest, ProcessTreeFile) { CheckTree(Traces().tree_file); }
+
+TEST(ChromeTest, ProcessTreeDirectory) { CheckTree(Traces().tree_dir); }
+
+TEST(ChromeTest, EmptyInputIsAnEmptyArray) {
+  std::unique_ptr<targets::Formatter> formatter = targets::MakeChromeFormatter({});
+  std::string out;
+  formatter->Finish(&out);
+  const json doc = json::parse(out, nullptr, false);
+  ASSERT_TRUE(doc.is_array());
+  EXPECT_TRUE(doc.empty());
+}
+
+}  // namespace
+}  // namespace tracewire::testing
