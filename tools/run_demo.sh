@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job: builds tracewire, runs the traced demo workload and shows its trace
-# decoded. Installs missing Debian packages first.
+# decoded in git's NORMAL and PERF formats. Installs missing Debian packages first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install_deps.sh
@@ -13,6 +13,11 @@ echo "== running the demo with TRACEWIRE=$out (one trace file per process)" >&2
 TRACEWIRE="$out" "$bin/tools/demo" || true   # the demo ends with exit code 1 on purpose
 
 for trace in "$out"/*; do
-  echo "== $trace ($(stat -c %s "$trace") bytes)"
-  "$bin/tools/tracewire" dump "$trace"
+  echo "== $trace: $("$bin/tools/tracewire" validate "$trace" | sed 's/^.*: valid: /valid: /'), $(stat -c %s "$trace") bytes"
 done
+echo
+echo "== tracewire decode --format=normal $out   (git's NORMAL format, both processes)"
+"$bin/tools/tracewire" decode --format=normal "$out"
+echo
+echo "== tracewire decode --format=perf $out   (git's PERF format)"
+"$bin/tools/tracewire" decode --format=perf "$out"
