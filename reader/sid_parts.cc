@@ -38,7 +38,8 @@ std::optional<uint32_t> PidFromSidComponent(absl::string_view component) {
 
 std::string SidFileName(absl::string_view component) {
   std::string name;
-  if (component.empty() || component[0] == '.') name = "_";
+  name.reserve(component.size() + 1);
+  if (component.empty() || component[0] == '.') name.push_back('_');
   for (char c : component) {
     const bool safe =
         absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
