@@ -91,7 +91,7 @@ int Wait(pid_t pid) {
   }
 }
 
-int Run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
+int RunTool(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
   return Wait(Spawn(argv, env));
 }
 

@@ -35,7 +35,7 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::map<std::string, st
 int Wait(pid_t pid);
 
 // Spawn + Wait.
-int Run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env);
+int RunTool(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env);
 
 // Formats the trace at `path` (a file: one Reader; a directory: ProcessTreeReader) with
 // `formatter`, including Finish().

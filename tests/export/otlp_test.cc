@@ -42,10 +42,10 @@ const Fixture& Traces() {
     f->demo_dir = TempDir("otlp_demo_dir");
     f->tree_file = TempDir("otlp_tree") + "/trace.twr";
     f->tree_dir = TempDir("otlp_tree_dir");
-    EXPECT_EQ(Run({demo}, {{"TRACEWIRE", f->demo_file}}), 1);
-    EXPECT_EQ(Run({demo}, {{"TRACEWIRE", f->demo_dir}}), 1);
-    EXPECT_EQ(Run(tree, {{"TRACEWIRE", f->tree_file}}), 0);
-    EXPECT_EQ(Run(tree, {{"TRACEWIRE", f->tree_dir}}), 0);
+    EXPECT_EQ(RunTool({demo}, {{"TRACEWIRE", f->demo_file}}), 1);
+    EXPECT_EQ(RunTool({demo}, {{"TRACEWIRE", f->demo_dir}}), 1);
+    EXPECT_EQ(RunTool(tree, {{"TRACEWIRE", f->tree_file}}), 0);
+    EXPECT_EQ(RunTool(tree, {{"TRACEWIRE", f->tree_dir}}), 0);
     return f;
   }();
   return *fixture;
