@@ -6,13 +6,17 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "format/constants.h"
 #include "format/event_spec.h"
 #include "format/file_header.h"
 #include "format/generation_encoder.h"
+#include "reader/byte_source.h"
+#include "reader/reader.h"
 #include "tools/import_timeline.h"
 #include "tools/trace2_line.h"
 
@@ -78,6 +82,87 @@ struct ThreadState {
   std::vector<OpenRegion> regions;
 };
 
+// The bookkeeping the reader checks across events of one process (children, execs,
+// threads), checked here so that errors name the input line.
+absl::Status CheckBookkeeping(const std::vector<Trace2Line>& lines,
+                              const std::vector<size_t>& process_lines,
+                              const std::vector<uint32_t>& line_thread,
+                              const std::vector<std::string>& thread_names) {
+  bool saw_start = false;
+  absl::flat_hash_set<uint64_t> children, execs;
+  std::vector<bool> started(thread_names.size(), false), exited(thread_names.size(), false);
+  for (size_t index : process_lines) {
+    const Trace2Line& line = lines[index];
+    const uint32_t t = line_thread[index];
+    auto error = [&](absl::string_view message) {
+      return absl::InvalidArgumentError(absl::StrFormat("line %d: %s", line.line_number, message));
+    };
+    if (exited[t]) {
+      return error(
+          absl::StrFormat("an event of thread \"%s\" after its thread_exit", thread_names[t]));
+    }
+    const uint64_t id = line.args.empty() ? 0 : line.args[0].number;
+    switch (line.type) {
+      case EventType::kVersion:
+      case EventType::kStart:
+        saw_start = true;
+        break;
+      case EventType::kChildStart:
+        if (!children.insert(id).second) {
+          return error(
+              absl::StrFormat("child_start for child_id %d, which is already running", id));
+        }
+        break;
+      case EventType::kChildExit:
+      case EventType::kChildReady: {
+        const bool known =
+            line.type == EventType::kChildExit ? children.erase(id) > 0 : children.contains(id);
+        if (!known && saw_start) {
+          return error(absl::StrFormat("child %d has no child_start in this process", id));
+        }
+        break;
+      }
+      case EventType::kExec:
+        if (!execs.insert(id).second) {
+          return error(absl::StrFormat("exec for exec_id %d, which is already pending", id));
+        }
+        break;
+      case EventType::kExecResult:
+        if (execs.erase(id) == 0 && saw_start) {
+          return error(
+              absl::StrFormat("exec_result for exec_id %d has no exec in this process", id));
+        }
+        break;
+      case EventType::kThreadStart:
+        if (started[t]) {
+          return error(absl::StrFormat("a second thread_start of thread \"%s\"", thread_names[t]));
+        }
+        started[t] = true;
+        break;
+      case EventType::kThreadExit:
+        exited[t] = true;
+        break;
+      default:
+        break;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Reads the imported trace back with the reader: an error here is a bug of the importer.
+absl::Status SelfCheck(const std::string& trace) {
+  reader::Reader reader(reader::MemorySource(trace, "imported trace"));
+  while (true) {
+    absl::StatusOr<const reader::Event*> event = reader.Next();
+    if (!event.ok()) {
+      return absl::InternalError(
+          absl::StrCat("the imported trace does not decode (a bug in tracewire import): ",
+                       event.status().message()));
+    }
+    if (*event == nullptr) return absl::OkStatus();
+  }
+}
+
 bool Unwinds(EventType type) {
   switch (type) {
     case EventType::kAtexit:
@@ -131,6 +216,10 @@ absl::StatusOr<std::string> ImportTrace2Event(absl::string_view text,
 
   // 2. Monotonic times per process.
   for (Process& process : processes) {
+    if (absl::Status s = CheckBookkeeping(lines, process.lines, line_thread, process.thread_names);
+        !s.ok()) {
+      return s;
+    }
     std::vector<TimelineEvent> events;
     events.reserve(process.lines.size());
     for (size_t index : process.lines) {
@@ -329,6 +418,7 @@ absl::StatusOr<std::string> ImportTrace2Event(absl::string_view text,
     if (absl::Status s = encoder.Finish(&out, options.compress); !s.ok()) return s;
   }
   if (options.progress) options.progress(text.size(), line_number);
+  if (absl::Status s = SelfCheck(out); !s.ok()) return s;
   return out;
 }
 

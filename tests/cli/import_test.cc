@@ -209,6 +209,15 @@ TEST(ImportTest, ErrorsNameTheLine) {
   std::string missing = std::regex_replace(good[1], std::regex(R"(,"argv":\[.*\])"), "");
   EXPECT_THAT(ImportError(with_line(1, missing)), HasSubstr("line 2: start: \"argv\" is missing"));
 
+  // A child started twice: the reader's bookkeeping, reported with the line.
+  size_t child = 0;
+  while (good[child].find("\"event\":\"child_start\"") == std::string::npos) ++child;
+  std::vector<std::string> twice = good;
+  twice.insert(twice.begin() + child + 1, good[child]);
+  EXPECT_THAT(ImportError(absl::StrCat(absl::StrJoin(twice, "\n"), "\n")),
+              HasSubstr(absl::StrCat("line ", child + 2,
+                                     ": child_start for child_id 0, which is already running")));
+
   // A region_enter left out (as a low GIT_TRACE2_EVENT_NESTING would): the next event's
   // nesting no longer matches the region stack.
   size_t enter = 0;
