@@ -28,7 +28,7 @@ int Import(const std::string& input, const std::string& output, ImportOptions op
     }
   }
   const std::string text = buffer.str();
-  Progress progress("import");
+  Progress progress("import", "lines");
   options.progress = [&](uint64_t bytes, uint64_t lines) {
     progress.Report(bytes, text.size(), lines);
   };

@@ -10,8 +10,11 @@
 
 namespace tracewire::tools {
 
-Progress::Progress(std::string label)
-    : label_(std::move(label)), enabled_(isatty(STDERR_FILENO) == 1), start_(absl::Now()) {
+Progress::Progress(std::string label, std::string unit)
+    : label_(std::move(label)),
+      unit_(std::move(unit)),
+      enabled_(isatty(STDERR_FILENO) == 1),
+      start_(absl::Now()) {
   last_draw_ = start_;
 }
 
@@ -28,7 +31,7 @@ void Progress::Redraw(uint64_t bytes, std::optional<uint64_t> total_bytes, uint6
   } else {
     line += " MiB";
   }
-  absl::StrAppendFormat(&line, ", %d events\033[K", items);
+  absl::StrAppendFormat(&line, ", %d %s\033[K", items, unit_);
   std::fputs(line.c_str(), stderr);
   std::fflush(stderr);
   drawn_ = true;

@@ -14,8 +14,9 @@ namespace tracewire::tools {
 
 class Progress {
  public:
-  // `label` starts the line (the subcommand name). Shows nothing unless stderr is a tty.
-  explicit Progress(std::string label);
+  // `label` starts the line (the subcommand name); `unit` names the items counted. Shows
+  // nothing unless stderr is a tty.
+  explicit Progress(std::string label, std::string unit = "events");
   ~Progress() { Finish(); }
 
   Progress(const Progress&) = delete;
@@ -40,6 +41,7 @@ class Progress {
   void Redraw(uint64_t bytes, std::optional<uint64_t> total_bytes, uint64_t items);
 
   std::string label_;
+  std::string unit_;
   bool enabled_ = false;
   bool drawn_ = false;
   uint64_t calls_ = 0;
