@@ -9,6 +9,7 @@
 
 namespace tracewire::tools {
 
+// What to decode, how, and where to.
 struct DecodeOptions {
   std::string input;             // FILE, DIR or "-"
   std::string output;            // "" or "-" for stdout

@@ -41,6 +41,7 @@ struct TimelineEvent {
   std::optional<int> nesting;
 };
 
+// The reconstructed times of one process.
 struct Timeline {
   std::vector<int64_t> micros;  // per event: monotonic µs since the process start (>= 0)
   // Per thread: its start (region[0] for t_rel) in µs: 0 for main, the thread_start event's

@@ -12,6 +12,7 @@
 
 namespace tracewire::tools {
 
+// A file or stdout, written through a buffer.
 class OutputFile {
  public:
   // Opens `path` for writing (truncating it); "" or "-" means stdout.

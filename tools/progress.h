@@ -12,6 +12,7 @@
 
 namespace tracewire::tools {
 
+// A progress line on stderr (see the file comment).
 class Progress {
  public:
   // `label` starts the line (the subcommand name); `unit` names the items counted. Shows

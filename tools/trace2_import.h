@@ -23,6 +23,7 @@
 
 namespace tracewire::tools {
 
+// Options of ImportTrace2Event.
 struct ImportOptions {
   // Local time minus UTC, in seconds, written into every clock_sync (NORMAL and PERF
   // print local time; the EVENT stream only has UTC).

@@ -22,6 +22,7 @@ namespace tracewire::tools {
 // (the reader's OutOfRange, DataLoss, Unimplemented and ResourceExhausted; exit code 1).
 bool IsIoError(const absl::Status& status);
 
+// One trace argument (FILE, DIR or -) read as a single stream of events.
 class TraceInput {
  public:
   // Opens `path`: "-" is stdin, a directory is read as every regular file in it whose name

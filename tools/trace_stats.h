@@ -23,6 +23,7 @@ struct RegionTime {
   double self_sec = 0;   // total minus the time spent in directly nested regions
 };
 
+// Accumulates the statistics of one trace, event by event and generation by generation.
 class TraceStats {
  public:
   // Counts one event (in reader order).

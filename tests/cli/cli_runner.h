@@ -17,6 +17,7 @@ struct CommandResult {
   std::string err;     // stderr
 };
 
+// How to run a command.
 struct RunOptions {
   std::vector<std::pair<std::string, std::string>> env;  // set on top of the test's env
   std::vector<std::string> unset_env;                    // removed from the environment
