@@ -153,7 +153,8 @@ constexpr std::array<KindRule, kKinds> MakeRules() {
   at(EventKind::kThreadExit) = {
       [](const Event& e, JsonWriter& jw) { jw.ObjectDouble("t_rel", 6, e.t_rel.value_or(0)); }};
   at(EventKind::kDefParam) = {[](const Event& e, JsonWriter& jw) {
-    jw.ObjectString("scope", e.param_scope);
+    // git before 2.38 had no scope: an empty scope is left out, as those versions wrote it.
+    if (!e.param_scope.empty()) jw.ObjectString("scope", e.param_scope);
     jw.ObjectString("param", e.param);
     if (e.param_value.has_value()) jw.ObjectString("value", *e.param_value);
   }};

@@ -126,7 +126,10 @@ constexpr std::array<PayloadFn, kKinds> MakePayloads() {
     if (e.code > 0) absl::StrAppend(out, " err:", ErrorText(e.code));
   };
   at(EventKind::kDefParam) = [](const Event& e, std::string* out) {
-    absl::StrAppend(out, "def_param scope:", e.param_scope, " ", e.param);
+    // git before 2.38 had no scope: "def_param <param>=<value>".
+    out->append("def_param ");
+    if (!e.param_scope.empty()) absl::StrAppend(out, "scope:", e.param_scope, " ");
+    out->append(e.param.data(), e.param.size());
     if (e.param_value.has_value()) absl::StrAppend(out, "=", *e.param_value);
   };
   at(EventKind::kDefRepo) = [](const Event& e, std::string* out) {

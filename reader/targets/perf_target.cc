@@ -254,7 +254,8 @@ void PerfTarget::Write(const Event& e, std::string* out) {
       break;
     case Category::kScope:
       scratch_.clear();
-      absl::StrAppend(&scratch_, "scope:", e.param_scope);
+      // git before 2.38 had no scope and left the column blank.
+      if (!e.param_scope.empty()) absl::StrAppend(&scratch_, "scope:", e.param_scope);
       AppendPadded(scratch_, kCategoryWidth, true, out);
       break;
   }

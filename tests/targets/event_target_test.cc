@@ -260,6 +260,8 @@ TEST(EventTargetTest, ExecAndParamsAndRepo) {
   EXPECT_EQ(Brief(param), Line("def_param", R"(,"scope":"command","param":"t.cmd","value":"1"})"));
   param.param_value.reset();
   EXPECT_EQ(Brief(param), Line("def_param", R"(,"scope":"command","param":"t.cmd"})"));
+  param.param_scope = "";  // git before 2.38 wrote no scope
+  EXPECT_EQ(Brief(param), Line("def_param", R"(,"param":"t.cmd"})"));
 
   Event repo = Ev(EventKind::kDefRepo);
   repo.repo = 1;

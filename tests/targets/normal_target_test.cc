@@ -156,6 +156,8 @@ TEST(NormalTargetTest, DefParamsAndRepo) {
   e.param = "foo.true";
   e.param_value.reset();
   EXPECT_EQ(Brief(e), "def_param scope:unknown foo.true\n");
+  e.param_scope = "";  // git before 2.38 wrote no scope
+  EXPECT_EQ(Brief(e), "def_param foo.true\n");
 
   Event repo = Ev(EventKind::kDefRepo);
   repo.repo = 1;

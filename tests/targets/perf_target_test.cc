@@ -92,6 +92,10 @@ TEST(PerfTargetTest, DefParamScopeInTheCategoryColumn) {
             "mman | t.cmd:1\n");
   e.param_value.reset();
   EXPECT_EQ(Brief(e).substr(92), "t.cmd\n");
+  e.param_scope = "";  // git before 2.38 wrote no scope: a blank category column
+  EXPECT_EQ(Brief(e),
+            "d0 | main                     | def_param    |     |           |           |          "
+            "    | t.cmd\n");
 }
 
 TEST(PerfTargetTest, ChildStartHookInsideARegionGetsDots) {
