@@ -1,8 +1,10 @@
 #include "reader/targets/formatter.h"
 
 #include "absl/strings/str_format.h"
+#include "reader/targets/chrome_target.h"
 #include "reader/targets/event_target.h"
 #include "reader/targets/normal_target.h"
+#include "reader/targets/otlp_target.h"
 #include "reader/targets/perf_target.h"
 
 namespace tracewire::targets {
@@ -22,8 +24,10 @@ absl::StatusOr<std::unique_ptr<Formatter>> MakeFormatter(absl::string_view name,
   }
   if (name == "perf") return std::make_unique<PerfTarget>(options);
   if (name == "normal") return std::make_unique<NormalTarget>(options);
+  if (name == "chrome") return MakeChromeFormatter(options);
+  if (name == "otlp") return MakeOtlpFormatter(options);
   return absl::InvalidArgumentError(
-      absl::StrFormat("unknown output format '%s' (event, perf, normal)", name));
+      absl::StrFormat("unknown output format '%s' (event, perf, normal, chrome, otlp)", name));
 }
 
 }  // namespace tracewire::targets

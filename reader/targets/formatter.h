@@ -34,8 +34,8 @@ class Formatter {
   virtual void Finish(std::string* out) {}
 };
 
-// The formatter named `name` ("event", "perf", "normal"; issue 6 adds "chrome", "otlp"),
-// or InvalidArgument for an unknown name or invalid options.
+// The formatter named `name` ("event", "perf", "normal", "chrome", "otlp"), or
+// InvalidArgument for an unknown name or invalid options.
 absl::StatusOr<std::unique_ptr<Formatter>> MakeFormatter(absl::string_view name,
                                                          const FormatterOptions& options);
 
