@@ -78,6 +78,50 @@ const KindTable& Kinds() {
   return *table;
 }
 
+// "00" "01" ... "99".
+constexpr struct TwoDigits {
+  char pairs[200];
+  constexpr TwoDigits() : pairs() {
+    for (int i = 0; i < 100; ++i) {
+      pairs[2 * i] = static_cast<char>('0' + i / 10);
+      pairs[2 * i + 1] = static_cast<char>('0' + i % 10);
+    }
+  }
+} kTwoDigits;
+
+// Writes the decimal form of `value` (what std::to_chars writes: at most 20 characters) so
+// that it ends at `end`, and returns its first character. Branch-free below 10000 in
+// magnitude (the usual data_int values, whose digit counts vary unpredictably).
+inline char* FormatDecimalBackward(int64_t value, char* end) {
+  const uint64_t u =
+      value < 0 ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+  char* p;
+  if (ABSL_PREDICT_TRUE(u < 10000)) {
+    const uint64_t high = u / 100;
+    std::memcpy(end - 2, kTwoDigits.pairs + 2 * (u - high * 100), 2);
+    std::memcpy(end - 4, kTwoDigits.pairs + 2 * high, 2);
+    p = end - (1 + static_cast<int>(u >= 10) + static_cast<int>(u >= 100) +
+               static_cast<int>(u >= 1000));
+  } else {
+    uint64_t rest = u;
+    p = end;
+    while (rest >= 100) {
+      const uint64_t q = rest / 100;
+      p -= 2;
+      std::memcpy(p, kTwoDigits.pairs + 2 * (rest - q * 100), 2);
+      rest = q;
+    }
+    if (rest >= 10) {
+      p -= 2;
+      std::memcpy(p, kTwoDigits.pairs + 2 * rest, 2);
+    } else {
+      *--p = static_cast<char>('0' + rest);
+    }
+  }
+  p[-1] = '-';
+  return p - static_cast<int>(value < 0);
+}
+
 std::string DefaultThreadName(uint64_t thread_id) {
   if (thread_id == 0) return "main";
   return absl::StrFormat("th%02d:unknown", thread_id);
@@ -135,14 +179,38 @@ absl::Time GenerationDecoder::SlowWallTime(uint64_t ticks) const {
   return info_.clock.wall + absl::Nanoseconds(static_cast<int64_t>(std::clamp(wide, kMin, kMax)));
 }
 
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Time GenerationDecoder::WallTime(uint64_t ticks) const {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Time GenerationDecoder::WallTime(uint64_t ticks) {
   const int64_t delta = static_cast<int64_t>(ticks - info_.clock.trace_time);
   int64_t ns, unix_ns;
   if (ABSL_PREDICT_TRUE(ns_per_tick_ != 0) && !__builtin_mul_overflow(delta, ns_per_tick_, &ns) &&
       !__builtin_add_overflow(wall_unix_ns_, ns, &unix_ns)) {
-    return absl::FromUnixNanos(unix_ns);  // inline, unlike Time + Duration
+    // absl::FromUnixNanos(unix_ns) without its division by 1e9 while the second stays
+    // the same: absl::Time is (seconds, quarter nanoseconds), both built inline here
+    // (Time + Duration is out of line).
+    const uint64_t in_second = static_cast<uint64_t>(unix_ns) - second_start_ns_;
+    if (ABSL_PREDICT_FALSE(in_second >= 1000000000)) return NewSecond(unix_ns);
+    return absl::time_internal::FromUnixDuration(
+        absl::time_internal::MakeDuration(second_, static_cast<uint32_t>(in_second * 4)));
   }
   return SlowWallTime(ticks);
+}
+
+absl::Time GenerationDecoder::NewSecond(int64_t unix_ns) {
+  int64_t second = unix_ns / 1000000000;
+  int64_t rest = unix_ns % 1000000000;
+  if (rest < 0) {
+    second -= 1;
+    rest += 1000000000;
+  }
+  // Cache whole seconds only: a second cut by the int64 range would wrap around in
+  // WallTime's unsigned test and match times of the second at the other end.
+  int64_t start;
+  if (!__builtin_sub_overflow(unix_ns, rest, &start) &&
+      start <= std::numeric_limits<int64_t>::max() - 999999999) {
+    second_ = second;
+    second_start_ns_ = static_cast<uint64_t>(start);
+  }
+  return absl::FromUnixNanos(unix_ns);
 }
 
 absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* processes) {
@@ -210,6 +278,8 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
   } else {
     wall_unix_ns_ = static_cast<int64_t>(ca[4]) * 1000000000 + static_cast<int64_t>(ca[5]);
   }
+  second_ = 0;  // Unix second 0, which starts at 0 ns (WallTime moves on from there)
+  second_start_ns_ = 0;
 
   if (absl::Status s = tables_.Build(gen); !s.ok()) return s;
 
@@ -300,27 +370,32 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
   return absl::OkStatus();
 }
 
-inline void GenerationDecoder::PickLinear() {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::PickLinear() {
   const size_t n = keys_.size();
+  const uint64_t* const keys = keys_.data();
   if (n <= 1) {
     cur_ = n == 1 && cursors_[0].has_head ? &cursors_[0] : nullptr;
     run_limit_ = kNoKey;
     return;
   }
-  // One branch-free pass: the smallest key (strict: ties keep the lower thread number) and
-  // the run limit, the smallest time at which another cursor would win: its key, plus one
-  // if its index is above the winner's (it loses ties). A cursor passed over by a later,
-  // smaller key has a lower index than the winner: its bound is its key.
-  uint64_t best = keys_[0];
-  uint64_t limit = kNoKey;
+  // Branch-free (the order of the heads is unpredictable): the smallest key, strict so
+  // that ties keep the lower thread number...
+  uint64_t best = keys[0];
   size_t index = 0;
   for (size_t i = 1; i < n; ++i) {
-    const uint64_t key = keys_[i];
+    const uint64_t key = keys[i];
     const bool less = key < best;
-    const uint64_t bound = less ? best : (key == kNoKey ? key : key + 1);
-    limit = bound < limit ? bound : limit;
     best = less ? key : best;
     index = less ? i : index;
+  }
+  // ... and the run limit: the smallest time at which another cursor would win, its key
+  // (plus one if it loses ties, i.e. its index is above the winner's; kNoKey saturates).
+  uint64_t limit = kNoKey;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t key = keys[i];
+    uint64_t bound = key + static_cast<uint64_t>((i > index) & (key != kNoKey));
+    bound |= 0 - static_cast<uint64_t>(i == index);
+    limit = bound < limit ? bound : limit;
   }
   run_limit_ = limit;
   if (ABSL_PREDICT_TRUE(cursors_[index].has_head)) {
@@ -649,8 +724,9 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline GenerationDecoder::Outcome GenerationDecoder
       StoreOpt(&e.t_rel, SignedSeconds(innermost(), now));
       e.value_kind = ValueKind::kInt;
       e.value_int = format::ZigzagDecode(a[2]);
-      char* end = std::to_chars(e.int_buffer, e.int_buffer + sizeof(e.int_buffer), e.value_int).ptr;
-      e.value_string = absl::string_view(e.int_buffer, end - e.int_buffer);
+      char* const end = e.int_buffer + sizeof(e.int_buffer);
+      const char* const begin = FormatDecimalBackward(e.value_int, end);
+      e.value_string = absl::string_view(begin, end - begin);
       e.nesting = 1 + static_cast<int>(ts.regions.size());
       return kEvent;
     }
@@ -962,7 +1038,11 @@ const Event* GenerationDecoder::Next() {
 }
 
 void GenerationDecoder::Repick(Cursor& c) {
-  if (ABSL_PREDICT_FALSE(!c.has_head)) {
+  if (ABSL_PREDICT_TRUE(c.has_head && linear_)) {
+    keys_[c.index] = c.time;
+    return PickLinear();
+  }
+  if (!c.has_head) {
     if (absl::Status s = EndStream(c); !s.ok()) {
       error_ = std::move(s);
       cur_ = nullptr;

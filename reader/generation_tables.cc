@@ -149,4 +149,10 @@ absl::Status GenerationTables::BuildSitesAndStacks(const RawGeneration& gen) {
   return absl::OkStatus();
 }
 
+const absl::string_view* GenerationTables::FindStringSlow(uint64_t id) const {
+  return strings_.Find(id);
+}
+
+const SiteInfo* GenerationTables::FindSiteSlow(uint64_t id) const { return sites_.Find(id); }
+
 }  // namespace tracewire::reader

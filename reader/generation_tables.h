@@ -42,14 +42,14 @@ class GenerationTables {
   absl::Status Build(const RawGeneration& gen);
 
   // The string with `id` (never 0), or nullptr if the table has none.
-  const absl::string_view* FindString(uint64_t id) const {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE const absl::string_view* FindString(uint64_t id) const {
     if (ABSL_PREDICT_TRUE(id - 1 < strings_.complete_limit() - 1)) return &strings_.Get(id);
-    return strings_.Find(id);
+    return FindStringSlow(id);
   }
   // The site with `id`, or nullptr.
-  const SiteInfo* FindSite(uint64_t id) const {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE const SiteInfo* FindSite(uint64_t id) const {
     if (ABSL_PREDICT_TRUE(id - 1 < sites_.complete_limit() - 1)) return &sites_.Get(id);
-    return sites_.Find(id);
+    return FindSiteSlow(id);
   }
   // Every string ID below this value is valid (0 = none included): see
   // IdTable::complete_limit().
@@ -63,6 +63,9 @@ class GenerationTables {
   }
 
  private:
+  // Find*() outside the complete dense range (out of line).
+  const absl::string_view* FindStringSlow(uint64_t id) const;
+  const SiteInfo* FindSiteSlow(uint64_t id) const;
   absl::Status BuildStrings(const RawGeneration& gen);
   absl::Status BuildSitesAndStacks(const RawGeneration& gen);
   // Resolves an optional string ID of a table record; false if the ID is unknown.
