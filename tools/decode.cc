@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "tools/decode_follow.h"
 #include "tools/exit_codes.h"
 #include "tools/output_file.h"
 #include "tools/progress.h"
@@ -32,6 +33,7 @@ bool ReportLosses(const TraceInput& input) {
 }  // namespace
 
 int Decode(const DecodeOptions& options) {
+  if (options.follow) return DecodeFollow(options);
   absl::StatusOr<std::unique_ptr<targets::Formatter>> formatter =
       targets::MakeFormatter(options.format, options.formatter);
   if (!formatter.ok()) {

@@ -13,9 +13,10 @@ namespace tracewire::tools {
 struct DecodeOptions {
   std::string input;             // FILE, DIR or "-"
   std::string output;            // "" or "-" for stdout
-  std::string format = "event";  // "event", "perf", "normal"
+  std::string format = "event";  // "event", "perf", "normal", "chrome", "otlp"
   targets::FormatterOptions formatter;
   bool salvage = false;  // deliver what survives, report losses on stderr
+  bool follow = false;   // tail a growing FILE until SIGINT/SIGTERM (tools/decode_follow.h)
 };
 
 // Runs the subcommand; returns the exit code (tools/exit_codes.h). Output goes to

@@ -29,6 +29,9 @@ absl::Status OutputFile::Flush() {
     return absl::UnknownError(absl::StrCat(name_, ": write failed: ", std::strerror(errno)));
   }
   buffer_.clear();
+  if (std::fflush(file_) != 0) {
+    return absl::UnknownError(absl::StrCat(name_, ": write failed: ", std::strerror(errno)));
+  }
   return absl::OkStatus();
 }
 

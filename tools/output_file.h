@@ -28,7 +28,7 @@ class OutputFile {
   absl::Status MaybeFlush() {
     return buffer_.size() >= (size_t{1} << 18) ? Flush() : absl::OkStatus();
   }
-  // Writes the whole buffer out.
+  // Writes the whole buffer out (through to the file: readers see it at once).
   absl::Status Flush();
   // Flushes and closes; reports any write error.
   absl::Status Close();

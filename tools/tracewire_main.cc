@@ -1,4 +1,5 @@
-// The `tracewire` command: decode, validate, dump, stats and import traces (docs/cli.md).
+// The `tracewire` command: decode, validate, dump, stats and import traces, and listen for
+// traced processes (docs/cli.md).
 // Flags are absl flags, parsed per subcommand by tools/command_line.h.
 #include <cstdint>
 #include <cstdio>
@@ -15,11 +16,15 @@
 #include "tools/dump.h"
 #include "tools/exit_codes.h"
 #include "tools/import.h"
+#include "tools/listen.h"
 #include "tools/stats.h"
 #include "tools/usage.h"
 #include "tools/validate.h"
 
-ABSL_FLAG(std::string, format, "event", "decode: output format (event, perf, normal)");
+ABSL_FLAG(std::string, format, "event",
+          "decode: output format (event, perf, normal, chrome, otlp)");
+ABSL_FLAG(bool, follow, false, "decode: follow a growing FILE until SIGINT/SIGTERM");
+ABSL_FLAG(std::string, out, "", "listen: directory of the collected traces");
 ABSL_FLAG(bool, brief, false, "decode: brief mode (no time and file:line prefixes)");
 ABSL_FLAG(int, nesting, 2, "decode: EVENT nesting limit for regions and data");
 ABSL_FLAG(int, evt, 4, "decode: EVENT format version written in version events (3 or 4)");
@@ -81,6 +86,7 @@ int RunDecode(const CommandLine& line) {
     return UsageError("decode", "--evt must be 3 or 4");
   }
   options.salvage = absl::GetFlag(FLAGS_salvage);
+  options.follow = absl::GetFlag(FLAGS_follow);
   return Decode(options);
 }
 
@@ -101,6 +107,12 @@ int RunImport(const CommandLine& line) {
   options.utc_offset_sec = absl::GetFlag(FLAGS_utc_offset);
   options.compress = absl::GetFlag(FLAGS_compress);
   return Import(line.positional[0], absl::GetFlag(FLAGS_o), options);
+}
+
+int RunListen(const CommandLine& line) {
+  if (!Positional(line, 1)) return UsageError("listen", "expects one af_unix:PATH address");
+  if (absl::GetFlag(FLAGS_out).empty()) return UsageError("listen", "--out DIR is required");
+  return Listen(line.positional[0], absl::GetFlag(FLAGS_out));
 }
 
 int Main(const std::vector<std::string>& args) {
@@ -132,7 +144,7 @@ int Main(const std::vector<std::string>& args) {
     int (*run)(const CommandLine&);
   };
   static const Command kCommands[] = {
-      {"decode", {"format", "brief", "nesting", "evt", "salvage", "o"}, RunDecode},
+      {"decode", {"format", "brief", "nesting", "evt", "salvage", "follow", "o"}, RunDecode},
       {"validate",
        {},
        [](const CommandLine& line) {
@@ -142,6 +154,7 @@ int Main(const std::vector<std::string>& args) {
       {"dump", {}, RunDump},
       {"stats", {"top"}, RunStats},
       {"import", {"from", "utc_offset", "compress", "o"}, RunImport},
+      {"listen", {"out"}, RunListen},
   };
   for (const Command& c : kCommands) {
     if (c.name != command) continue;

@@ -16,17 +16,23 @@ constexpr char kExitCodes[] =
     "2 usage or I/O error.\n";
 
 constexpr CommandHelp kCommands[] = {
-    {"decode", "render a trace in git's Trace2 EVENT, PERF or NORMAL format",
-     "usage: tracewire decode [--format=event|perf|normal] [--brief] [--nesting=N] [--evt=3|4]\n"
-     "                        [--salvage] FILE|DIR|- [-o OUT]\n"
+    {"decode", "render a trace as git's Trace2 EVENT/PERF/NORMAL, Chrome JSON or OTLP",
+     "usage: tracewire decode [--format=event|perf|normal|chrome|otlp] [--brief] [--nesting=N]\n"
+     "                        [--evt=3|4] [--salvage] [--follow] FILE|DIR|- [-o OUT]\n"
      "\n"
      "Decodes a trace into one of git's Trace2 formats: EVENT (JSON lines), PERF\n"
-     "(columns) or NORMAL (plain text). FILE is a trace file, - reads stdin, and DIR\n"
-     "reads every trace file of a directory (one per process, as TRACEWIRE=<dir> writes\n"
-     "them) and merges their events by wall time.\n"
+     "(columns) or NORMAL (plain text), or exports it as Chrome Trace Event JSON or\n"
+     "OTLP/JSON. FILE is a trace file, - reads stdin, and DIR reads every trace file of a\n"
+     "directory (one per process, as TRACEWIRE=<dir> writes them) and merges their events\n"
+     "by wall time.\n"
      "\n"
      "Flags:\n"
-     "  --format=F   output format: event (default), perf or normal\n"
+     "  --format=F   output format: event (default), perf, normal, chrome (Chrome Trace\n"
+     "               Event JSON array for chrome://tracing and Perfetto) or otlp\n"
+     "               (OTLP/JSON lines, one ExportTraceServiceRequest per process)\n"
+     "  --follow     follow a FILE that is still being written (like tail -f): write\n"
+     "               each generation's events as soon as it is complete; stop on\n"
+     "               SIGINT or SIGTERM\n"
      "  --brief      brief mode: no time and file:line prefixes (EVENT keeps \"time\" on\n"
      "               version and atexit), like GIT_TRACE2_*_BRIEF\n"
      "  --nesting=N  EVENT: omit region_enter/region_leave/data/data_json nested deeper\n"
@@ -88,6 +94,22 @@ constexpr CommandHelp kCommands[] = {
      "\n"
      "Exit codes: 0 success; 1 invalid input (the message names the line); 2 usage or\n"
      "I/O error.\n"},
+    {"listen", "collect the traces of processes sending to a Unix socket",
+     "usage: tracewire listen af_unix:[stream:|dgram:]PATH --out DIR\n"
+     "\n"
+     "Listens on a Unix socket for traced processes (TRACEWIRE=af_unix:PATH), one\n"
+     "connection per process, and writes each process's trace to DIR/<last sid\n"
+     "component>, a complete generation at a time: every file is always a valid trace,\n"
+     "and `tracewire decode DIR` reads them as a process tree. A process that\n"
+     "disconnects inside a generation loses only that generation. dgram: sockets tell\n"
+     "processes apart by their pid. Runs until SIGINT or SIGTERM, then prints what it\n"
+     "received on stderr.\n"
+     "\n"
+     "Flags:\n"
+     "  --out=DIR  directory of the collected traces (required; created if missing)\n"
+     "\n"
+     "Exit codes: 0 stopped by a signal; 2 usage or I/O error (bad address, socket in\n"
+     "use, unusable DIR).\n"},
     {"help", "show the help of a command",
      "usage: tracewire help [COMMAND]\n"
      "\n"
