@@ -794,10 +794,9 @@ GenerationDecoder::Outcome GenerationDecoder::ProcessOther(Cursor& c) {
     case T(EventType::kChildStart):
       // child_id, class_string, hook_string, cd_string, flags, argv_strlist.
       e.child_id = a[2];
-      // No class string: "git" for a git command, else "?" (docs/format.md §13).
-      e.child_class = a[3] != 0                                    ? Str(a[3])
-                      : (a[6] & format::kChildFlagGitCommand) != 0 ? "git"
-                                                                   : "?";
+      // As git's targets do: "hook" when there is a hook name, else the class string, else
+      // "?" (docs/format.md §13).
+      e.child_class = a[4] != 0 ? "hook" : a[3] != 0 ? Str(a[3]) : "?";
       SetOptStr(&e.hook_name, a[4]);
       SetOptStr(&e.cd, a[5]);
       e.use_shell = (a[6] & format::kChildFlagUseShell) != 0;

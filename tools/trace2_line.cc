@@ -365,11 +365,6 @@ absl::Status ParsePayload(absl::string_view text, const std::string& event, Memb
       if (hook_name.has_value()) {
         if (child_class != "hook") return m.Error("\"hook_name\" without \"child_class\":\"hook\"");
         class_string = child_class;
-      } else if (child_class == "git" && !argv.empty() && argv[0] == "git") {
-        // tracewire's own rendering of a git command without a class (git itself writes
-        // "?"): record it as one, without the leading "git" the reader adds back.
-        flags |= format::kChildFlagGitCommand;
-        argv.erase(argv.begin());
       } else if (child_class != "?") {
         // "?" is what the reader derives from no class. A leading "git" of any other
         // class stays part of argv: whether git added it cannot be told.
