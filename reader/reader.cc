@@ -18,7 +18,9 @@ uint64_t CountEventRecords(const RawGeneration& gen) {
     while (true) {
       absl::StatusOr<bool> decoded = decoder.Next(&raw);
       if (!decoded.ok() || !*decoded) break;
-      ++count;
+      // Trace2 events and experimental ones; not re-statements or stack references, which
+      // are never delivered as events.
+      if (raw.spec == nullptr || !raw.spec->trace2_event.empty()) ++count;
     }
   }
   return count;

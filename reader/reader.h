@@ -118,7 +118,8 @@ class Reader {
   LossReport report_;
 };
 
-// Number of timed-event records in the event batches of `gen` (for loss accounting).
+// Number of Trace2 (and experimental) event records in the event batches of `gen`, for loss
+// accounting: re-statements and stack references are not counted.
 uint64_t CountEventRecords(const RawGeneration& gen);
 
 }  // namespace tracewire::reader
