@@ -79,13 +79,17 @@ int CheckNesting(const json& doc) {
   for (const json& e : doc) {
     if (e["ph"] == "M") continue;
     const auto key = std::make_pair(e["pid"].get<int64_t>(), e["tid"].get<int64_t>());
-    if (last.count(key)) EXPECT_GT(e["ts"].get<double>(), last[key]) << e;
+    if (last.count(key)) {
+      EXPECT_GT(e["ts"].get<double>(), last[key]) << e;
+    }
     last[key] = e["ts"];
     if (e["ph"] == "B") {
       ++depth[key];
       ++begins;
     }
-    if (e["ph"] == "E") EXPECT_GE(--depth[key], 0) << e;
+    if (e["ph"] == "E") {
+      EXPECT_GE(--depth[key], 0) << e;
+    }
   }
   for (const auto& [key, d] : depth) EXPECT_EQ(d, 0);
   return begins;
@@ -166,8 +170,12 @@ TEST(ChromeEdgeTest, InvalidBytesAndJsonStayValidJson) {
   good.value_string = "[1, {\"b\": null}]";
   const json doc = Chrome(p.events());
   for (const json& e : doc) {
-    if (e.value("name", "") == "bad") EXPECT_EQ(e["args"]["value"], "{\"a\":");
-    if (e.value("name", "") == "good") EXPECT_EQ(e["args"]["value"][1]["b"], nullptr);
+    if (e.value("name", "") == "bad") {
+      EXPECT_EQ(e["args"]["value"], "{\"a\":");
+    }
+    if (e.value("name", "") == "good") {
+      EXPECT_EQ(e["args"]["value"][1]["b"], nullptr);
+    }
     if (e.value("name", "") == "start") {
       EXPECT_EQ(e["args"]["argv"][0], "prog\xef\xbf\xbd");
     }
