@@ -155,7 +155,8 @@ void tw_cmd_error_va_fl(const char* file, int line, const char* fmt, va_list ap)
   uint64_t fmt_id = 0;
   if (fmt != nullptr && *fmt != '\0') {  // git writes msg and fmt only for a non-empty fmt
     msg_id = FormattedString(ts, fmt, ap);
-    fmt_id = InternString(ts, fmt);
+    fmt_id = UniqueString(ts, fmt);  // per-thread, no lock (strings are never deduplicated
+                                     // on an event's path)
   }
   WriteTimed(ts, EventType::kError, SiteFor(ts, file, line), {msg_id, fmt_id});
   EndEvent(ts);

@@ -201,9 +201,6 @@ inline uint64_t GenSiteId(ThreadState* ts, uint32_t index) {
 // Records `value` as a new string of the thread's generation; returns its ID.
 uint64_t UniqueString(ThreadState* ts, absl::string_view value);
 
-// Interns `value` in the generation's shared string table; returns its ID.
-uint64_t InternString(ThreadState* ts, absl::string_view value);
-
 // Captures and records a stack for events of `type` when enabled by TRACEWIRE_STACKS;
 // writes a stack_ref event before the event. Requires BeginEvent.
 void MaybeRecordStack(ThreadState* ts, format::EventType type);

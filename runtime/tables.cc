@@ -198,11 +198,6 @@ uint64_t UniqueString(ThreadState* ts, absl::string_view value) {
   return UniqueStringImpl(ts, value, false);
 }
 
-uint64_t InternString(ThreadState* ts, absl::string_view value) {
-  Session& s = GetSession();
-  std::lock_guard<std::mutex> lock(s.tables_mu);
-  return InternLocked(s, ts->gen, value);
-}
 
 void MaybeRecordStack(ThreadState* ts, EventType type) {
   if (!WantStack(type)) return;
