@@ -21,31 +21,9 @@ namespace {
 
 using nlohmann::json;
 
-struct Fixture {
-  std::string demo_file;
-  std::string demo_dir;
-  std::string tree_file;
-  std::string tree_dir;
-};
-
-const Fixture& Traces() {
-  static const Fixture* fixture = [] {
-    auto* f = new Fixture;
-    const std::string demo = Tool("tools/demo");
-    const std::string testtool = Tool("tools/testtool");
-    const std::vector<std::string> tree = {testtool,   "trace2", "004child", testtool,    "trace2",
-                                           "004child", testtool, "trace2",   "001return", "0"};
-    f->demo_file = TempDir("chrome_demo") + "/trace.twr";
-    f->demo_dir = TempDir("chrome_demo_dir");
-    f->tree_file = TempDir("chrome_tree") + "/trace.twr";
-    f->tree_dir = TempDir("chrome_tree_dir");
-    EXPECT_EQ(RunTool({demo}, {{"TRACEWIRE", f->demo_file}}), 1);
-    EXPECT_EQ(RunTool({demo}, {{"TRACEWIRE", f->demo_dir}}), 1);
-    EXPECT_EQ(RunTool(tree, {{"TRACEWIRE", f->tree_file}}), 0);
-    EXPECT_EQ(RunTool(tree, {{"TRACEWIRE", f->tree_dir}}), 0);
-    return f;
-  }();
-  return *fixture;
+const DemoAndTreeTraces& Traces() {
+  static const DemoAndTreeTraces* traces = new DemoAndTreeTraces(RecordDemoAndTree("chrome"));
+  return *traces;
 }
 
 json Export(const std::string& path, std::string* text = nullptr) {

@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "gtest/gtest.h"
 #include "reader/process_tree.h"
 #include "reader/reader.h"
 
@@ -148,6 +149,23 @@ std::string ReadWholeFile(const std::string& path) {
   std::ostringstream buffer;
   buffer << file.rdbuf();
   return buffer.str();
+}
+
+DemoAndTreeTraces RecordDemoAndTree(const std::string& prefix) {
+  DemoAndTreeTraces traces;
+  const std::string demo = Tool("tools/demo");
+  const std::string testtool = Tool("tools/testtool");
+  const std::vector<std::string> tree = {testtool,   "trace2", "004child", testtool,    "trace2",
+                                         "004child", testtool, "trace2",   "001return", "0"};
+  traces.demo_file = TempDir(prefix + "_demo") + "/trace.twr";
+  traces.demo_dir = TempDir(prefix + "_demo_dir");
+  traces.tree_file = TempDir(prefix + "_tree") + "/trace.twr";
+  traces.tree_dir = TempDir(prefix + "_tree_dir");
+  EXPECT_EQ(RunTool({demo}, {{"TRACEWIRE", traces.demo_file}}), 1);
+  EXPECT_EQ(RunTool({demo}, {{"TRACEWIRE", traces.demo_dir}}), 1);
+  EXPECT_EQ(RunTool(tree, {{"TRACEWIRE", traces.tree_file}}), 0);
+  EXPECT_EQ(RunTool(tree, {{"TRACEWIRE", traces.tree_dir}}), 0);
+  return traces;
 }
 
 }  // namespace tracewire::testing

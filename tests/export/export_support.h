@@ -47,6 +47,19 @@ std::vector<std::string> FilesIn(const std::string& dir);
 // The whole content of a file.
 std::string ReadWholeFile(const std::string& path);
 
+// Traces of //tools:demo and of a 3-level //tools:testtool process tree, each written
+// once to one appended file and once to a directory of per-process files.
+struct DemoAndTreeTraces {
+  std::string demo_file;
+  std::string demo_dir;
+  std::string tree_file;
+  std::string tree_dir;
+};
+
+// Records the DemoAndTreeTraces in fresh directories named after `prefix` (e.g.
+// "chrome"), checking each run's exit code with gtest.
+DemoAndTreeTraces RecordDemoAndTree(const std::string& prefix);
+
 }  // namespace tracewire::testing
 
 #endif  // TRACEWIRE_TESTS_EXPORT_EXPORT_SUPPORT_H_
