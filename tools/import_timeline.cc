@@ -21,8 +21,14 @@ bool IsData(EventType type) {
   return type == EventType::kData || type == EventType::kDataInt || type == EventType::kDataJson;
 }
 
-// Events after which the reader (like git) has unwound the thread's regions.
-bool Unwinds(EventType type) {
+absl::string_view Name(EventType type) {
+  const format::EventSpec* spec = format::LookupSpec(type);
+  return type == EventType::kDataInt ? "data" : spec->trace2_event;
+}
+
+}  // namespace
+
+bool UnwindsRegions(EventType type) {
   switch (type) {
     case EventType::kAtexit:
     case EventType::kThreadExit:
@@ -35,13 +41,6 @@ bool Unwinds(EventType type) {
       return false;
   }
 }
-
-absl::string_view Name(EventType type) {
-  const format::EventSpec* spec = format::LookupSpec(type);
-  return type == EventType::kDataInt ? "data" : spec->trace2_event;
-}
-
-}  // namespace
 
 absl::StatusOr<Timeline> BuildTimeline(absl::Span<const TimelineEvent> events,
                                        absl::Span<const std::string> thread_names) {
@@ -101,7 +100,7 @@ absl::StatusOr<Timeline> BuildTimeline(absl::Span<const TimelineEvent> events,
         partner[i] = start;
       }
     }
-    if (Unwinds(e.type)) stack.clear();
+    if (UnwindsRegions(e.type)) stack.clear();
   }
 
   // Exact times: t_abs, then what data events pin, then the ends of pinned pairs.

@@ -51,6 +51,9 @@ struct Timeline {
   int64_t wall_origin_us = 0;
 };
 
+// Events after which the reader (like git) has unwound the thread's regions.
+bool UnwindsRegions(format::EventType type);
+
 // Builds the timeline of one process's events (in stream order); `thread_names` names the
 // threads for messages. Errors are InvalidArgument naming the line.
 absl::StatusOr<Timeline> BuildTimeline(absl::Span<const TimelineEvent> events,

@@ -163,20 +163,6 @@ absl::Status SelfCheck(const std::string& trace) {
   }
 }
 
-bool Unwinds(EventType type) {
-  switch (type) {
-    case EventType::kAtexit:
-    case EventType::kThreadExit:
-    case EventType::kThTimer:
-    case EventType::kTimer:
-    case EventType::kThCounter:
-    case EventType::kCounter:
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace
 
 absl::StatusOr<std::string> ImportTrace2Event(absl::string_view text,
@@ -405,7 +391,7 @@ absl::StatusOr<std::string> ImportTrace2Event(absl::string_view text,
         default:
           break;
       }
-      if (Unwinds(line.type)) state.regions.clear();
+      if (UnwindsRegions(line.type)) state.regions.clear();
     }
 
     format::ProcessInfo info;
