@@ -42,19 +42,6 @@ __attribute__((noinline)) void TracewireStackTestOuter(int i) {
 namespace tracewire::testing {
 namespace {
 
-// The environment of a traced child: every TRACEWIRE_* setting unset except `overrides`.
-std::map<std::string, std::string> Env(const std::map<std::string, std::string>& overrides) {
-  std::map<std::string, std::string> env;
-  for (const char* name : {"TRACEWIRE", "TRACEWIRE_APP_VERSION", "TRACEWIRE_GENERATION_MS",
-                           "TRACEWIRE_GENERATION_BYTES", "TRACEWIRE_COMPRESS", "TRACEWIRE_REDACT",
-                           "TRACEWIRE_STACKS", "TRACEWIRE_MAX_FILES", "TRACEWIRE_PARENT_SID",
-                           "TRACEWIRE_PARENT_NAME", "TRACEWIRE_DST_DEBUG"}) {
-    env[name] = "";
-  }
-  for (const auto& [key, value] : overrides) env[key] = value;
-  return env;
-}
-
 // Values of the data_int events with key `key`, in file order.
 std::vector<int64_t> IntValues(const DecodedTrace& trace, absl::string_view key) {
   std::vector<int64_t> values;
@@ -85,7 +72,8 @@ TEST(RobustnessTest, SigkillLeavesCompleteGenerations) {
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    for (const auto& [key, value] : Env({{"TRACEWIRE", dir}, {"TRACEWIRE_GENERATION_MS", "20"}})) {
+    for (const auto& [key, value] :
+         ChildEnv({{"TRACEWIRE", dir}, {"TRACEWIRE_GENERATION_MS", "20"}})) {
       if (value.empty()) {
         unsetenv(key.c_str());
       } else {
@@ -148,7 +136,7 @@ class FatalSignalTest : public ::testing::TestWithParam<CrashCase> {};
 TEST_P(FatalSignalTest, EmergencyFlushRecordsEventsAndSignal) {
   const CrashCase c = GetParam();
   const std::string dir = MakeTempDir("crash");
-  const int status = RunInChild(Env({{"TRACEWIRE", dir}}), [c] {
+  const int status = RunInChild(ChildEnv({{"TRACEWIRE", dir}}), [c] {
     const rlimit no_core{0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
     tw_initialize();
@@ -226,7 +214,8 @@ class ForkTest : public ::testing::TestWithParam<int> {};
 TEST_P(ForkTest, ForkChildNeverWritesParentBuffers) {
   const std::string dir = MakeTempDir("fork");
   const int how = GetParam();
-  const int status = RunInChild(Env({{"TRACEWIRE", dir}}), [how] { return ForkWorkload(how); });
+  const int status =
+      RunInChild(ChildEnv({{"TRACEWIRE", dir}}), [how] { return ForkWorkload(how); });
   ASSERT_TRUE(WIFEXITED(status)) << status;
   ASSERT_EQ(WEXITSTATUS(status), 0) << "21/22: the fork child did not end as expected "
                                        "(7: tracing was still enabled in it)";
@@ -273,14 +262,14 @@ int BrokenPipeWorkload(bool busy) {
 }
 
 TEST(RobustnessTest, WriteToClosedPipeDoesNotKillTheProgram) {
-  const int status = RunInChild(Env({}), [] { return BrokenPipeWorkload(false); });
+  const int status = RunInChild(ChildEnv({}), [] { return BrokenPipeWorkload(false); });
   ASSERT_FALSE(WIFSIGNALED(status)) << "killed by signal " << WTERMSIG(status);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 42);
 }
 
 TEST(RobustnessTest, WriteToClosedPipeFromAdvancerDoesNotKillTheProgram) {
-  const int status = RunInChild(Env({}), [] { return BrokenPipeWorkload(true); });
+  const int status = RunInChild(ChildEnv({}), [] { return BrokenPipeWorkload(true); });
   ASSERT_FALSE(WIFSIGNALED(status)) << "killed by signal " << WTERMSIG(status);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 42);
@@ -289,7 +278,7 @@ TEST(RobustnessTest, WriteToClosedPipeFromAdvancerDoesNotKillTheProgram) {
 TEST(RobustnessTest, ProgramsOwnSigpipeStillDelivered) {
   // After the runtime swallowed its own EPIPE, the program's own write to a broken pipe
   // must still raise SIGPIPE as usual (the runtime must not leave it blocked or ignored).
-  const int status = RunInChild(Env({}), [] {
+  const int status = RunInChild(ChildEnv({}), [] {
     BrokenPipeWorkload(false);
     int fds[2];
     if (pipe(fds) != 0) return 20;
@@ -319,10 +308,10 @@ int CompressibleWorkload() {
 TEST(RobustnessTest, CompressedGenerations) {
   const std::string plain_dir = MakeTempDir("plain");
   const std::string zstd_dir = MakeTempDir("zstd");
-  int status = RunInChild(Env({{"TRACEWIRE", plain_dir}}), CompressibleWorkload);
+  int status = RunInChild(ChildEnv({{"TRACEWIRE", plain_dir}}), CompressibleWorkload);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  status =
-      RunInChild(Env({{"TRACEWIRE", zstd_dir}, {"TRACEWIRE_COMPRESS", "1"}}), CompressibleWorkload);
+  status = RunInChild(ChildEnv({{"TRACEWIRE", zstd_dir}, {"TRACEWIRE_COMPRESS", "1"}}),
+                      CompressibleWorkload);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   const std::string plain = ReadFile(OnlyFileIn(plain_dir));
   const std::string zstd = ReadFile(OnlyFileIn(zstd_dir));
@@ -384,7 +373,7 @@ TEST(RobustnessTest, HundredKiBStringsSurviveWhole) {
   const std::string json = LongJson();
   ASSERT_GE(text.size(), 100u * 1024);
   ASSERT_GE(json.size(), 100u * 1024);
-  const int status = RunInChild(Env({{"TRACEWIRE", dir}}), [&] {
+  const int status = RunInChild(ChildEnv({{"TRACEWIRE", dir}}), [&] {
     tw_initialize();
     tw_data_string("long", TW_NO_REPO, "text", text.c_str());
     tw_data_json("long", TW_NO_REPO, "json", json.c_str());
@@ -423,7 +412,7 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
 TEST(RobustnessTest, StacksPrecedeSelectedEvents) {
   const std::string dir = MakeTempDir("stacks");
   const int status =
-      RunInChild(Env({{"TRACEWIRE", dir}, {"TRACEWIRE_STACKS", "region_enter,error"}}), [] {
+      RunInChild(ChildEnv({{"TRACEWIRE", dir}, {"TRACEWIRE_STACKS", "region_enter,error"}}), [] {
         tw_initialize();
         for (int i = 0; i < 4; ++i) TracewireStackTestOuter(i);
         std::thread worker([] {
@@ -470,9 +459,9 @@ TEST(RobustnessTest, StacksPrecedeSelectedEvents) {
 TEST(RobustnessTest, GenerationsCutBySize) {
   const std::string dir = MakeTempDir("bysize");
   constexpr int kEvents = 200000;
-  const int status = RunInChild(Env({{"TRACEWIRE", dir},
-                                     {"TRACEWIRE_GENERATION_BYTES", "65536"},
-                                     {"TRACEWIRE_GENERATION_MS", "100000"}}),
+  const int status = RunInChild(ChildEnv({{"TRACEWIRE", dir},
+                                          {"TRACEWIRE_GENERATION_BYTES", "65536"},
+                                          {"TRACEWIRE_GENERATION_MS", "100000"}}),
                                 [] {
                                   tw_initialize();
                                   for (int i = 0; i < kEvents; ++i) {

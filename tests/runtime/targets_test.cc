@@ -33,19 +33,6 @@ namespace {
 using runtime::Destination;
 using runtime::TargetSpec;
 
-// The environment of a traced child: every TRACEWIRE_* setting unset except `overrides`.
-std::map<std::string, std::string> Env(const std::map<std::string, std::string>& overrides) {
-  std::map<std::string, std::string> env;
-  for (const char* name : {"TRACEWIRE", "TRACEWIRE_APP_VERSION", "TRACEWIRE_GENERATION_MS",
-                           "TRACEWIRE_GENERATION_BYTES", "TRACEWIRE_COMPRESS", "TRACEWIRE_REDACT",
-                           "TRACEWIRE_STACKS", "TRACEWIRE_MAX_FILES", "TRACEWIRE_PARENT_SID",
-                           "TRACEWIRE_PARENT_NAME", "TRACEWIRE_DST_DEBUG"}) {
-    env[name] = "";
-  }
-  for (const auto& [key, value] : overrides) env[key] = value;
-  return env;
-}
-
 // Names of the entries of `dir` other than "." and "..", sorted.
 std::vector<std::string> ListDir(const std::string& dir) {
   std::vector<std::string> names;
@@ -95,7 +82,7 @@ TEST(TargetsTest, FileTargetTwoProcessesAppend) {
   const std::string dir = MakeTempDir("file");
   const std::string path = dir + "/trace.tw";
   for (int i = 0; i < 2; ++i) {
-    const int status = RunInChild(Env({{"TRACEWIRE", path}}), SmallWorkload);
+    const int status = RunInChild(ChildEnv({{"TRACEWIRE", path}}), SmallWorkload);
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   }
   EXPECT_EQ(ListDir(dir), std::vector<std::string>{"trace.tw"});
@@ -121,7 +108,7 @@ TEST(TargetsTest, FdTarget) {
   const std::string path = dir + "/fd5.tw";
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   ASSERT_GE(fd, 0);
-  const int status = RunInChild(Env({{"TRACEWIRE", "5"}}), [fd] {
+  const int status = RunInChild(ChildEnv({{"TRACEWIRE", "5"}}), [fd] {
     if (dup2(fd, 5) != 5) return 20;
     return SmallWorkload();
   });
@@ -131,7 +118,7 @@ TEST(TargetsTest, FdTarget) {
 }
 
 TEST(TargetsTest, FdTargetNotOpenStaysDisabled) {
-  const int status = RunInChild(Env({{"TRACEWIRE", "8"}}), [] {
+  const int status = RunInChild(ChildEnv({{"TRACEWIRE", "8"}}), [] {
     close(8);
     tw_initialize();
     return tw_is_enabled() ? 1 : 0;
@@ -145,7 +132,7 @@ class StderrTargetTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(StderrTargetTest, WritesToStderr) {
   const std::string dir = MakeTempDir("stderr");
   const std::string path = dir + "/stderr.tw";
-  const int status = RunInChild(Env({{"TRACEWIRE", GetParam()}}), [&path] {
+  const int status = RunInChild(ChildEnv({{"TRACEWIRE", GetParam()}}), [&path] {
     const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0 || dup2(fd, 2) != 2) return 20;
     close(fd);
@@ -161,8 +148,8 @@ INSTANTIATE_TEST_SUITE_P(Values, StderrTargetTest, ::testing::Values("1", "true"
 
 TEST(TargetsTest, DirectoryFileNamedAfterLastSidComponent) {
   const std::string dir = MakeTempDir("dir");
-  const int status =
-      RunInChild(Env({{"TRACEWIRE", dir}, {"TRACEWIRE_PARENT_SID", "outer-sid"}}), SmallWorkload);
+  const int status = RunInChild(
+      ChildEnv({{"TRACEWIRE", dir}, {"TRACEWIRE_PARENT_SID", "outer-sid"}}), SmallWorkload);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   const std::string file = OnlyFileIn(dir);
   absl::StatusOr<DecodedTrace> trace = DecodeTraceFile(file);
@@ -209,7 +196,7 @@ TEST(TargetsTest, MaxFilesWritesSentinelThenStaysDisabled) {
   const std::string dir = MakeTempDir("maxfiles");
   WriteFile(dir + "/existing", "x");
   // One file plus "." and ".." is 3 entries: the limit of 3 is reached.
-  const auto env = Env({{"TRACEWIRE", dir}, {"TRACEWIRE_MAX_FILES", "3"}});
+  const auto env = ChildEnv({{"TRACEWIRE", dir}, {"TRACEWIRE_MAX_FILES", "3"}});
   int status = RunInChild(env, SmallWorkload);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   EXPECT_EQ(ListDir(dir), (std::vector<std::string>{"existing", "tracewire-discard"}));
@@ -248,7 +235,7 @@ TEST(TargetsTest, MaxFilesBelowLimitWritesNormally) {
   const std::string dir = MakeTempDir("maxfiles4");
   WriteFile(dir + "/existing", "x");
   const int status =
-      RunInChild(Env({{"TRACEWIRE", dir}, {"TRACEWIRE_MAX_FILES", "4"}}), SmallWorkload);
+      RunInChild(ChildEnv({{"TRACEWIRE", dir}, {"TRACEWIRE_MAX_FILES", "4"}}), SmallWorkload);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   const std::vector<std::string> names = ListDir(dir);
   ASSERT_EQ(names.size(), 2u);
@@ -365,7 +352,7 @@ TEST_P(StreamSocketTest, StreamReceivesWholeTrace) {
   ASSERT_GE(listener, 0) << strerror(errno);
   std::string bytes;
   std::thread reader([&] { bytes = ReadStreamToEof(listener); });
-  const int status = RunInChild(Env({{"TRACEWIRE", GetParam() + path}}), SocketWorkload);
+  const int status = RunInChild(ChildEnv({{"TRACEWIRE", GetParam() + path}}), SocketWorkload);
   reader.join();
   close(listener);
   unlink(path.c_str());
@@ -386,7 +373,7 @@ TEST_P(DgramSocketTest, DatagramsConcatenateToWholeTrace) {
   std::string bytes;
   int datagrams = 0;
   std::thread reader([&] { bytes = ReadDatagrams(fd, done, &datagrams); });
-  const int status = RunInChild(Env({{"TRACEWIRE", GetParam() + path}}), SocketWorkload);
+  const int status = RunInChild(ChildEnv({{"TRACEWIRE", GetParam() + path}}), SocketWorkload);
   done = true;
   reader.join();
   close(fd);
@@ -404,12 +391,13 @@ INSTANTIATE_TEST_SUITE_P(Prefixes, DgramSocketTest,
 TEST(TargetsTest, MissingSocketStaysDisabledSilently) {
   const std::string dir = MakeTempDir("nosock");
   const std::string err = dir + "/stderr.txt";
-  const int status = RunInChild(Env({{"TRACEWIRE", "af_unix:" + SocketPath("none.sock")}}), [&err] {
-    const int fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || dup2(fd, 2) != 2) return 20;
-    tw_initialize();
-    return tw_is_enabled() ? 1 : 0;
-  });
+  const int status =
+      RunInChild(ChildEnv({{"TRACEWIRE", "af_unix:" + SocketPath("none.sock")}}), [&err] {
+        const int fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || dup2(fd, 2) != 2) return 20;
+        tw_initialize();
+        return tw_is_enabled() ? 1 : 0;
+      });
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
   EXPECT_EQ(ReadFile(err), "");  // silent without TRACEWIRE_DST_DEBUG
@@ -426,7 +414,7 @@ std::string RunWithTargetValue(const std::string& value, int* enabled,
   const std::string cwd = dir + "/cwd";
   mkdir(cwd.c_str(), 0755);
   const std::string err = dir + "/stderr.txt";
-  const int status = RunInChild(Env({}), [&] {
+  const int status = RunInChild(ChildEnv({}), [&] {
     const int fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0 || dup2(fd, 2) != 2 || chdir(cwd.c_str()) != 0) return 20;
     setenv("TRACEWIRE", value.c_str(), 1);
@@ -480,8 +468,8 @@ TEST(TargetsTest, ParentSidIsInheritedAndExported) {
   const std::string trace_dir = dir + "/trace";
   mkdir(trace_dir.c_str(), 0755);
   const std::string exported = dir + "/exported.txt";
-  const int status =
-      RunInChild(Env({{"TRACEWIRE", trace_dir}, {"TRACEWIRE_PARENT_SID", "a/b"}}), [&exported] {
+  const int status = RunInChild(
+      ChildEnv({{"TRACEWIRE", trace_dir}, {"TRACEWIRE_PARENT_SID", "a/b"}}), [&exported] {
         tw_initialize();
         const char* sid = getenv("TRACEWIRE_PARENT_SID");
         WriteFile(exported, sid == nullptr ? "(unset)" : sid);
@@ -506,7 +494,7 @@ TEST(TargetsTest, ParentNameBuildsHierarchyAndIsExported) {
   mkdir(trace_dir.c_str(), 0755);
   const std::string exported = dir + "/exported.txt";
   const int status =
-      RunInChild(Env({{"TRACEWIRE", trace_dir}, {"TRACEWIRE_PARENT_NAME", "x"}}), [&exported] {
+      RunInChild(ChildEnv({{"TRACEWIRE", trace_dir}, {"TRACEWIRE_PARENT_NAME", "x"}}), [&exported] {
         tw_initialize();
         tw_cmd_name("y");
         const char* name = getenv("TRACEWIRE_PARENT_NAME");

@@ -22,6 +22,18 @@ std::string MakeTempDir(const std::string& name) {
   return dir;
 }
 
+std::map<std::string, std::string> ChildEnv(const std::map<std::string, std::string>& overrides) {
+  std::map<std::string, std::string> env;
+  for (const char* name : {"TRACEWIRE", "TRACEWIRE_APP_VERSION", "TRACEWIRE_GENERATION_MS",
+                           "TRACEWIRE_GENERATION_BYTES", "TRACEWIRE_COMPRESS", "TRACEWIRE_REDACT",
+                           "TRACEWIRE_STACKS", "TRACEWIRE_MAX_FILES", "TRACEWIRE_PARENT_SID",
+                           "TRACEWIRE_PARENT_NAME", "TRACEWIRE_DST_DEBUG"}) {
+    env[name] = "";
+  }
+  for (const auto& [key, value] : overrides) env[key] = value;
+  return env;
+}
+
 int RunInChild(const std::map<std::string, std::string>& env, const std::function<int()>& body) {
   fflush(nullptr);
   const pid_t pid = fork();

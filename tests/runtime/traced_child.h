@@ -12,6 +12,10 @@ namespace tracewire::testing {
 // A fresh empty directory under TEST_TMPDIR (or /tmp).
 std::string MakeTempDir(const std::string& name);
 
+// The environment of a traced child for RunInChild: every TRACEWIRE_* setting unset
+// except `overrides`.
+std::map<std::string, std::string> ChildEnv(const std::map<std::string, std::string>& overrides);
+
 // Forks; the child sets `env` (empty value = unset), runs `body` and calls exit() with its
 // result, so the runtime's exit path runs. Returns the child's wait status.
 int RunInChild(const std::map<std::string, std::string>& env, const std::function<int()>& body);
