@@ -1,10 +1,10 @@
 #include "reader/targets/normal_target.h"
 
 #include <array>
-#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "reader/targets/fixed_decimal.h"
+#include "reader/targets/git_text.h"
 #include "reader/targets/internal_site.h"
 #include "reader/targets/sq_quote.h"
 
@@ -20,12 +20,6 @@ constexpr size_t kPrefixWidth = 50;
 // Appends the line's text after the prefix; nullptr: the kind is not written.
 using PayloadFn = void (*)(const Event& e, std::string* out);
 
-std::string ErrorText(int64_t code) {
-  char buffer[256];
-  // GNU strerror_r returns the text (maybe not in buffer).
-  return strerror_r(static_cast<int>(code), buffer, sizeof(buffer));
-}
-
 // "<name> elapsed:<t_abs> code:<value>" of exit, atexit and signal.
 void Elapsed(absl::string_view name, const Event& e, int64_t value, std::string* out) {
   absl::StrAppend(out, name, " elapsed:");
@@ -35,12 +29,8 @@ void Elapsed(absl::string_view name, const Event& e, int64_t value, std::string*
 
 void TimerPayload(const Event& e, std::string* out) {
   absl::StrAppend(out, reader::EventKindName(e.kind), " ", e.category, "/", e.label,
-                  " intervals:", e.intervals, " total:");
-  AppendFixedPadded(e.t_total, 8, 6, out);
-  out->append(" min:");
-  AppendFixedPadded(e.t_min, 8, 6, out);
-  out->append(" max:");
-  AppendFixedPadded(e.t_max, 8, 6, out);
+                  " intervals:", e.intervals);
+  AppendTimerTotals(e.t_total, e.t_min, e.t_max, out);
 }
 
 void CounterPayload(const Event& e, std::string* out) {

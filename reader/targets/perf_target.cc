@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "reader/targets/fixed_decimal.h"
+#include "reader/targets/git_text.h"
 #include "reader/targets/internal_site.h"
 #include "reader/targets/sq_quote.h"
 
@@ -42,12 +42,6 @@ void AppendPadded(absl::string_view text, size_t width, bool truncate, std::stri
   if (text.size() < width) out->append(width - text.size(), ' ');
 }
 
-std::string ErrorText(int64_t code) {
-  char buffer[256];
-  // GNU strerror_r returns the text (maybe not in buffer).
-  return strerror_r(static_cast<int>(code), buffer, sizeof(buffer));
-}
-
 void QuotedArgvList(const Event& e, std::string* out) {
   SqQuoteArgvPretty(e.argv, out);
   out->push_back(']');
@@ -60,12 +54,8 @@ void RegionPayload(const Event& e, std::string* out) {
 }
 
 void TimerPayload(const Event& e, std::string* out) {
-  absl::StrAppend(out, "name:", e.label, " intervals:", e.intervals, " total:");
-  AppendFixedPadded(e.t_total, 8, 6, out);
-  out->append(" min:");
-  AppendFixedPadded(e.t_min, 8, 6, out);
-  out->append(" max:");
-  AppendFixedPadded(e.t_max, 8, 6, out);
+  absl::StrAppend(out, "name:", e.label, " intervals:", e.intervals);
+  AppendTimerTotals(e.t_total, e.t_min, e.t_max, out);
 }
 
 void CounterPayload(const Event& e, std::string* out) {
