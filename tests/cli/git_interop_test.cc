@@ -90,19 +90,15 @@ std::string MaskNormal(const std::string& line) {
 // Compares git's NORMAL or PERF file with tracewire's rendering, masked.
 std::vector<std::string> CompareMasked(const std::string& expected, const std::string& actual,
                                        std::string (*mask)(const std::string&)) {
-  std::vector<std::string> problems;
-  const std::vector<std::string> want = Lines(expected);
-  const std::vector<std::string> got = Lines(actual);
-  if (want.size() != got.size()) {
-    problems.push_back(absl::StrCat("expected ", want.size(), " lines, got ", got.size()));
-  }
-  for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
-    if (mask(want[i]) != mask(got[i])) {
-      problems.push_back(absl::StrCat("line ", i + 1, " differs\n  git:       ", want[i],
-                                      "\n  tracewire: ", got[i]));
-    }
-  }
-  return problems;
+  return CompareLines(
+      expected, actual,
+      [mask](size_t number, const std::string& want, const std::string& got,
+             std::vector<std::string>* problems) {
+        if (mask(want) != mask(got)) {
+          problems->push_back(absl::StrCat("line ", number, " differs\n  git:       ", want,
+                                           "\n  tracewire: ", got));
+        }
+      });
 }
 
 class GitInteropTest : public ::testing::Test {
