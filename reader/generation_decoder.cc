@@ -93,15 +93,14 @@ constexpr struct TwoDigits {
 // that it ends at `end`, and returns its first character. Branch-free below 10000 in
 // magnitude (the usual data_int values, whose digit counts vary unpredictably).
 inline char* FormatDecimalBackward(int64_t value, char* end) {
-  const uint64_t u =
-      value < 0 ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+  const uint64_t u = value < 0 ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
   char* p;
   if (ABSL_PREDICT_TRUE(u < 10000)) {
     const uint64_t high = u / 100;
     std::memcpy(end - 2, kTwoDigits.pairs + 2 * (u - high * 100), 2);
     std::memcpy(end - 4, kTwoDigits.pairs + 2 * high, 2);
-    p = end - (1 + static_cast<int>(u >= 10) + static_cast<int>(u >= 100) +
-               static_cast<int>(u >= 1000));
+    p = end -
+        (1 + static_cast<int>(u >= 10) + static_cast<int>(u >= 100) + static_cast<int>(u >= 1000));
   } else {
     uint64_t rest = u;
     p = end;
@@ -184,33 +183,9 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Time GenerationDecoder::WallTime(uint6
   int64_t ns, unix_ns;
   if (ABSL_PREDICT_TRUE(ns_per_tick_ != 0) && !__builtin_mul_overflow(delta, ns_per_tick_, &ns) &&
       !__builtin_add_overflow(wall_unix_ns_, ns, &unix_ns)) {
-    // absl::FromUnixNanos(unix_ns) without its division by 1e9 while the second stays
-    // the same: absl::Time is (seconds, quarter nanoseconds), both built inline here
-    // (Time + Duration is out of line).
-    const uint64_t in_second = static_cast<uint64_t>(unix_ns) - second_start_ns_;
-    if (ABSL_PREDICT_FALSE(in_second >= 1000000000)) return NewSecond(unix_ns);
-    return absl::time_internal::FromUnixDuration(
-        absl::time_internal::MakeDuration(second_, static_cast<uint32_t>(in_second * 4)));
+    return absl::FromUnixNanos(unix_ns);
   }
   return SlowWallTime(ticks);
-}
-
-absl::Time GenerationDecoder::NewSecond(int64_t unix_ns) {
-  int64_t second = unix_ns / 1000000000;
-  int64_t rest = unix_ns % 1000000000;
-  if (rest < 0) {
-    second -= 1;
-    rest += 1000000000;
-  }
-  // Cache whole seconds only: a second cut by the int64 range would wrap around in
-  // WallTime's unsigned test and match times of the second at the other end.
-  int64_t start;
-  if (!__builtin_sub_overflow(unix_ns, rest, &start) &&
-      start <= std::numeric_limits<int64_t>::max() - 999999999) {
-    second_ = second;
-    second_start_ns_ = static_cast<uint64_t>(start);
-  }
-  return absl::FromUnixNanos(unix_ns);
 }
 
 absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* processes) {
@@ -278,8 +253,6 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
   } else {
     wall_unix_ns_ = static_cast<int64_t>(ca[4]) * 1000000000 + static_cast<int64_t>(ca[5]);
   }
-  second_ = 0;  // Unix second 0, which starts at 0 ns (WallTime moves on from there)
-  second_start_ns_ = 0;
 
   if (absl::Status s = tables_.Build(gen); !s.ok()) return s;
 

@@ -192,8 +192,6 @@ class GenerationDecoder {
     ::new (static_cast<void*>(field)) std::optional<T>();
   }
   absl::Time WallTime(uint64_t ticks);
-  // WallTime() for the first time in a new second: updates second_ and second_start_ns_.
-  absl::Time NewSecond(int64_t unix_ns);
   absl::Time SlowWallTime(uint64_t ticks) const;
   double Seconds(uint64_t ticks) const { return static_cast<double>(ticks) * sec_per_tick_; }
   double SignedSeconds(uint64_t from, uint64_t to) const {
@@ -229,9 +227,6 @@ class GenerationDecoder {
   uint64_t start_time_ = 0;   // process start (t_abs origin)
   int64_t ns_per_tick_ = 0;   // 1e9 / freq when exact, else 0
   int64_t wall_unix_ns_ = 0;  // clock_sync wall time in Unix nanoseconds
-  // The Unix second of the last wall time and the Unix nanoseconds (mod 2^64) it starts at.
-  int64_t second_ = 0;
-  uint64_t second_start_ns_ = 0;
   std::vector<Batch> batches_;
   std::vector<Cursor> cursors_;
   absl::flat_hash_map<uint64_t, uint32_t> cursor_of_thread_;
