@@ -1,7 +1,5 @@
 #include "tools/decode_follow.h"
 
-#include <signal.h>
-
 #include <atomic>
 #include <cstdio>
 #include <memory>
@@ -11,6 +9,7 @@
 #include "reader/reader.h"
 #include "tools/exit_codes.h"
 #include "tools/output_file.h"
+#include "tools/stop_signals.h"
 #include "tools/trace_input.h"
 
 namespace tracewire::tools {
@@ -44,13 +43,7 @@ int DecodeFollow(const DecodeOptions& options, absl::Duration poll_interval) {
   }
 
   g_stop.store(false);
-  struct sigaction action = {};
-  action.sa_handler = OnFollowStopSignal;
-  sigemptyset(&action.sa_mask);
-  struct sigaction old_int;
-  struct sigaction old_term;
-  sigaction(SIGINT, &action, &old_int);
-  sigaction(SIGTERM, &action, &old_term);
+  const SavedStopActions saved_actions = InstallStopHandler(OnFollowStopSignal);
 
   absl::Status write_error;
   reader::FollowOptions follow;
@@ -74,8 +67,7 @@ int DecodeFollow(const DecodeOptions& options, absl::Duration poll_interval) {
     (*formatter)->Write(**event, (*output)->buffer());
     write_error = (*output)->MaybeFlush();
   }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
+  RestoreStopActions(saved_actions);
 
   // Stopped while the writer was inside a generation: that generation is not complete.
   const bool cut = absl::IsOutOfRange(trace_error);

@@ -1,7 +1,5 @@
 #include "tools/listen.h"
 
-#include <signal.h>
-
 #include <atomic>
 #include <cinttypes>
 #include <cstdio>
@@ -9,6 +7,7 @@
 
 #include "tools/collector/collector.h"
 #include "tools/exit_codes.h"
+#include "tools/stop_signals.h"
 
 namespace tracewire::tools {
 namespace {
@@ -35,19 +34,12 @@ int Listen(const std::string& address, const std::string& out_dir) {
     return kExitUsage;
   }
   g_collector.store(collector->get());
-  struct sigaction action = {};
-  action.sa_handler = OnListenStopSignal;
-  sigemptyset(&action.sa_mask);
-  struct sigaction old_int;
-  struct sigaction old_term;
-  sigaction(SIGINT, &action, &old_int);
-  sigaction(SIGTERM, &action, &old_term);
+  const SavedStopActions saved_actions = InstallStopHandler(OnListenStopSignal);
   std::fprintf(stderr, "tracewire listen: listening on %s (%s), writing to %s\n",
                options.socket_path.c_str(), options.datagram ? "dgram" : "stream", out_dir.c_str());
   std::fflush(stderr);
   const absl::Status status = (*collector)->Run();
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
+  RestoreStopActions(saved_actions);
   g_collector.store(nullptr);
   const CollectorStats stats = (*collector)->stats();
   std::fprintf(
