@@ -147,6 +147,8 @@ class OtlpFormatter : public Formatter {
   // Writes the closed region/child/exec spans (and with `all`, every span) as one line.
   void WriteLine(Process& p, bool all, std::string* out);
   void WriteSpan(JsonWriter& jw, const Process& p, const Span& span);
+  // Writes {"key":<key>,"value":{"stringValue":<value>}} as the next array element.
+  void WriteAttribute(JsonWriter& jw, absl::string_view key, absl::string_view value);
   void ProcessAttributes(Process& p);
   std::string ExeVerbMode(const Process& p, std::string* exe, std::string* exe_verb) const;
 
@@ -556,6 +558,15 @@ void OtlpFormatter::ProcessAttributes(Process& p) {
   if (!p.counters.empty()) attrs.emplace_back("trace2.process.counters", RenderMap(p.counters));
 }
 
+void OtlpFormatter::WriteAttribute(JsonWriter& jw, absl::string_view key, absl::string_view value) {
+  jw.ArrayBeginObject();
+  jw.ObjectString("key", key);
+  jw.ObjectBeginObject("value");
+  jw.ObjectString("stringValue", ValidUtf8(value, &scratch_));
+  jw.End();
+  jw.End();
+}
+
 void OtlpFormatter::WriteSpan(JsonWriter& jw, const Process& p, const Span& span) {
   jw.ArrayBeginObject();
   jw.ObjectString("traceId", HexId(p.ids.trace_id));
@@ -566,21 +577,15 @@ void OtlpFormatter::WriteSpan(JsonWriter& jw, const Process& p, const Span& span
   jw.ObjectString("startTimeUnixNano", absl::StrCat(span.start_ns));
   jw.ObjectString("endTimeUnixNano", absl::StrCat(span.end_ns));
   jw.ObjectBeginArray("attributes");
-  const auto attribute = [&](absl::string_view key, absl::string_view value) {
-    jw.ArrayBeginObject();
-    jw.ObjectString("key", key);
-    jw.ObjectBeginObject("value");
-    jw.ObjectString("stringValue", ValidUtf8(value, &scratch_));
-    jw.End();
-    jw.End();
-  };
-  for (const auto& [key, value] : span.attributes) attribute(key, value);
+  for (const auto& [key, value] : span.attributes) WriteAttribute(jw, key, value);
   if (span.type == SpanType::kRegion && !span.data.empty()) {
-    attribute("trace2.region.data", RenderMap(span.data));
+    WriteAttribute(jw, "trace2.region.data", RenderMap(span.data));
   }
   if (span.type == SpanType::kThread) {
-    if (!span.timers.empty()) attribute("trace2.thread.timers", RenderMap(span.timers));
-    if (!span.counters.empty()) attribute("trace2.thread.counters", RenderMap(span.counters));
+    if (!span.timers.empty()) WriteAttribute(jw, "trace2.thread.timers", RenderMap(span.timers));
+    if (!span.counters.empty()) {
+      WriteAttribute(jw, "trace2.thread.counters", RenderMap(span.counters));
+    }
   }
   jw.End();
   jw.End();
@@ -602,14 +607,7 @@ void OtlpFormatter::WriteLine(Process& p, bool all, std::string* out) {
       {"telemetry.sdk.name", "tracewire"}, {"telemetry.sdk.language", "cpp"},
       {"trace2.cmd.version", p.version},   {"trace2.cmd.sid", p.sid},
   };
-  for (const auto& [key, value] : resource) {
-    jw.ArrayBeginObject();
-    jw.ObjectString("key", key);
-    jw.ObjectBeginObject("value");
-    jw.ObjectString("stringValue", ValidUtf8(value, &scratch_));
-    jw.End();
-    jw.End();
-  }
+  for (const auto& [key, value] : resource) WriteAttribute(jw, key, value);
   jw.End();  // attributes
   jw.End();  // resource
   jw.ObjectBeginArray("scopeSpans");
