@@ -8,7 +8,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "format/constants.h"
@@ -17,6 +16,7 @@
 #include "format/generation_encoder.h"
 #include "reader/byte_source.h"
 #include "reader/reader.h"
+#include "reader/sid_parts.h"
 #include "tools/import_timeline.h"
 #include "tools/trace2_line.h"
 
@@ -53,18 +53,6 @@ struct Generation {
   std::optional<int64_t> offset_min, offset_max;  // wall time - monotonic time, µs
   int64_t wall_origin_us = 0;                     // wall time of the process start
 };
-
-// The pid in a sid's last component ("...-P00001c2a"), or 0.
-uint64_t PidFromSid(absl::string_view sid) {
-  const size_t slash = sid.rfind('/');
-  if (slash != absl::string_view::npos) sid.remove_prefix(slash + 1);
-  const size_t p = sid.rfind("-P");
-  uint64_t pid = 0;
-  if (p == absl::string_view::npos) return 0;
-  std::string hex(sid.substr(p + 2));
-  if (hex.empty() || !absl::SimpleHexAtoi(hex, &pid)) return 0;
-  return pid;
-}
 
 // A region open on a thread, to restate at the start of a later generation.
 struct OpenRegion {
@@ -188,7 +176,7 @@ absl::StatusOr<std::string> ImportTrace2Event(absl::string_view text,
     if (inserted) {
       Process& process = processes.emplace_back();
       process.sid = line->sid;
-      process.pid = PidFromSid(line->sid);
+      process.pid = reader::PidFromSidComponent(reader::SidLastComponent(line->sid)).value_or(0);
     }
     Process& process = processes[it->second];
     auto [thread, new_thread] =
