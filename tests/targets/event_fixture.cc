@@ -34,4 +34,53 @@ std::string Format(absl::string_view name, const targets::FormatterOptions& opti
   return out;
 }
 
+std::string FormatBrief(absl::string_view name, const reader::Event& event) {
+  targets::FormatterOptions options;
+  options.brief = true;
+  return Format(name, options, event);
+}
+
+reader::Event TimerTest1() {
+  reader::Event timer = Ev(reader::EventKind::kTimer);
+  timer.category = "test";
+  timer.label = "test1";
+  timer.intervals = 3;
+  timer.t_total = 0.015219;
+  timer.t_min = 0.005070;
+  timer.t_max = 0.005076;
+  return timer;
+}
+
+reader::Event DataK1() {
+  reader::Event e = Ev(reader::EventKind::kData);
+  e.repo = 0;
+  e.t_abs = 0.5;
+  e.t_rel = 0.5;
+  e.category = "test_category";
+  e.label = "k1";
+  e.value_string = "v1";
+  return e;
+}
+
+reader::Event TraverseTreesStatistics() {
+  reader::Event e = Ev(reader::EventKind::kDataJson);
+  e.repo = 1;
+  e.t_abs = 0.004064;
+  e.t_rel = 0.004064;
+  e.category = "traverse_trees";
+  e.label = "statistics";
+  e.value_kind = reader::ValueKind::kJson;
+  e.value_string = R"({"traverse_trees_count":1,"traverse_trees_max_depth":1})";
+  return e;
+}
+
+reader::Event GitAliasChildStart() {
+  reader::Event e = Ev(reader::EventKind::kChildStart);
+  e.child_id = 1;
+  e.child_class = "git_alias";
+  e.is_git_command = true;
+  e.argv = {"version"};
+  return e;
+}
+
 }  // namespace tracewire::testing

@@ -26,6 +26,19 @@ reader::Event Ev(reader::EventKind kind);
 std::string Format(absl::string_view name, const targets::FormatterOptions& options,
                    const reader::Event& event);
 
+// Format() with default options except brief = true.
+std::string FormatBrief(absl::string_view name, const reader::Event& event);
+
+// Sample events that several formatter tests write (on top of Ev()):
+// timer test/test1: 3 intervals, total 0.015219, min 0.005070, max 0.005076.
+reader::Event TimerTest1();
+// data test_category/k1 = "v1" in repo 0, t_abs and t_rel 0.5.
+reader::Event DataK1();
+// data_json traverse_trees/statistics in repo 1, t_abs and t_rel 0.004064.
+reader::Event TraverseTreesStatistics();
+// child_start [ch1] of class git_alias, a git command with argv {"version"}.
+reader::Event GitAliasChildStart();
+
 }  // namespace tracewire::testing
 
 #endif  // TRACEWIRE_TESTS_TARGETS_EVENT_FIXTURE_H_

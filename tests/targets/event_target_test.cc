@@ -112,13 +112,7 @@ TEST(EventTargetTest, DataIntValueIsAString) {
 }
 
 TEST(EventTargetTest, DataWithRepoZero) {
-  Event e = Ev(EventKind::kData);
-  e.repo = 0;
-  e.t_abs = 0.5;
-  e.t_rel = 0.5;
-  e.category = "test_category";
-  e.label = "k1";
-  e.value_string = "v1";
+  Event e = testing::DataK1();
   EXPECT_EQ(
       Brief(e),
       Line(
@@ -127,14 +121,7 @@ TEST(EventTargetTest, DataWithRepoZero) {
 }
 
 TEST(EventTargetTest, DataJsonIsSplicedAndCompacted) {
-  Event e = Ev(EventKind::kDataJson);
-  e.repo = 1;
-  e.t_abs = 0.004064;
-  e.t_rel = 0.004064;
-  e.category = "traverse_trees";
-  e.label = "statistics";
-  e.value_kind = ValueKind::kJson;
-  e.value_string = R"({"traverse_trees_count":1,"traverse_trees_max_depth":1})";
+  Event e = testing::TraverseTreesStatistics();
   EXPECT_EQ(
       Brief(e),
       Line(
@@ -171,11 +158,7 @@ TEST(EventTargetTest, ChildStartWithCdAndShell) {
 }
 
 TEST(EventTargetTest, ChildStartGitCommandGetsLeadingGit) {
-  Event e = Ev(EventKind::kChildStart);
-  e.child_id = 1;
-  e.child_class = "git_alias";
-  e.is_git_command = true;
-  e.argv = {"version"};
+  Event e = testing::GitAliasChildStart();
   EXPECT_EQ(
       Brief(e),
       Line(
@@ -279,13 +262,7 @@ TEST(EventTargetTest, ThreadsTimersCounters) {
   exit.t_rel = 0.050151;
   EXPECT_EQ(Brief(exit), Line("thread_exit", R"(,"t_rel":0.050151})"));
 
-  Event timer = Ev(EventKind::kTimer);
-  timer.category = "test";
-  timer.label = "test1";
-  timer.intervals = 3;
-  timer.t_total = 0.015219;
-  timer.t_min = 0.005070;
-  timer.t_max = 0.005076;
+  Event timer = testing::TimerTest1();
   EXPECT_EQ(
       Brief(timer),
       Line(

@@ -16,11 +16,7 @@ using reader::EventKind;
 using testing::Ev;
 using testing::Utc;
 
-std::string Brief(const Event& e) {
-  FormatterOptions options;
-  options.brief = true;
-  return testing::Format("normal", options, e);
-}
+std::string Brief(const Event& e) { return testing::FormatBrief("normal", e); }
 
 std::string Full(const Event& e) { return testing::Format("normal", FormatterOptions(), e); }
 
@@ -196,13 +192,7 @@ TEST(NormalTargetTest, ExecAndResult) {
 }
 
 TEST(NormalTargetTest, TimersAndCounters) {
-  Event timer = Ev(EventKind::kTimer);
-  timer.category = "test";
-  timer.label = "test1";
-  timer.intervals = 3;
-  timer.t_total = 0.015219;
-  timer.t_min = 0.005070;
-  timer.t_max = 0.005076;
+  Event timer = testing::TimerTest1();
   EXPECT_EQ(Brief(timer),
             "timer test/test1 intervals:3 total:0.015219 min:0.005070 max:0.005076\n");
   Event th = Ev(EventKind::kThCounter);

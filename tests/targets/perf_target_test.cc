@@ -17,11 +17,7 @@ using reader::ValueKind;
 using testing::Ev;
 using testing::Utc;
 
-std::string Brief(const Event& e) {
-  FormatterOptions options;
-  options.brief = true;
-  return testing::Format("perf", options, e);
-}
+std::string Brief(const Event& e) { return testing::FormatBrief("perf", e); }
 
 std::string Full(const Event& e) { return testing::Format("perf", FormatterOptions(), e); }
 
@@ -70,13 +66,7 @@ TEST(PerfTargetTest, DataGetsDotsFromNesting) {
 }
 
 TEST(PerfTargetTest, DataWithRepoZeroAndLongCategory) {
-  Event e = Ev(EventKind::kData);
-  e.repo = 0;
-  e.t_abs = 0.5;
-  e.t_rel = 0.5;
-  e.category = "test_category";
-  e.label = "k1";
-  e.value_string = "v1";
+  Event e = testing::DataK1();
   EXPECT_EQ(Brief(e),
             "d0 | main                     | data         | r0  |  0.500000 |  0.500000 | test_cat"
             "egor | k1:v1\n");
@@ -124,11 +114,7 @@ TEST(PerfTargetTest, ChildStartWithCdQuotesDirAndArgv) {
 }
 
 TEST(PerfTargetTest, ChildStartGitCommand) {
-  Event e = Ev(EventKind::kChildStart);
-  e.child_id = 1;
-  e.child_class = "git_alias";
-  e.is_git_command = true;
-  e.argv = {"version"};
+  Event e = testing::GitAliasChildStart();
   EXPECT_EQ(Brief(e).substr(92), "[ch1] class:git_alias argv:[git version]\n");
   e.argv.clear();
   EXPECT_EQ(Brief(e).substr(92), "[ch1] class:git_alias argv:[git]\n");
@@ -180,13 +166,7 @@ TEST(PerfTargetTest, TimersAndCounters) {
   EXPECT_EQ(Brief(th),
             "d0 | th01:ut_101              | th_timer     |     |           |           | test    "
             "     | name:test2 intervals:2 total:0.010154 min:0.005076 max:0.005078\n");
-  Event timer = Ev(EventKind::kTimer);
-  timer.category = "test";
-  timer.label = "test1";
-  timer.intervals = 3;
-  timer.t_total = 0.015219;
-  timer.t_min = 0.005070;
-  timer.t_max = 0.005076;
+  Event timer = testing::TimerTest1();
   EXPECT_EQ(Brief(timer),
             "d0 | main                     | timer        |     |           |           | test    "
             "     | name:test1 intervals:3 total:0.015219 min:0.005070 max:0.005076\n");
@@ -198,14 +178,7 @@ TEST(PerfTargetTest, TimersAndCounters) {
 }
 
 TEST(PerfTargetTest, DataJsonIsWrittenRaw) {
-  Event e = Ev(EventKind::kDataJson);
-  e.repo = 1;
-  e.t_abs = 0.004064;
-  e.t_rel = 0.004064;
-  e.category = "traverse_trees";
-  e.label = "statistics";
-  e.value_kind = ValueKind::kJson;
-  e.value_string = R"({"traverse_trees_count":1,"traverse_trees_max_depth":1})";
+  Event e = testing::TraverseTreesStatistics();
   EXPECT_EQ(Brief(e),
             "d0 | main                     | data_json    | r1  |  0.004064 |  0.004064 | traverse"
             "_tre | statistics:{\"traverse_trees_count\":1,\"traverse_trees_max_depth\":1}\n");
