@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "format/varint.h"
+#include "reader/targets/valid_utf8.h"
 
 namespace tracewire::tools {
 namespace {
@@ -22,39 +23,13 @@ using format::EventType;
 // only UTF-8. Each byte of an ill-formed sequence is escaped as the private-use code point
 // U+10FF00 + byte before parsing, and turned back into the byte afterwards.
 
-// Length of the well-formed UTF-8 sequence at s[i], or 0 (RFC 3629 table).
-size_t Utf8SequenceLength(absl::string_view s, size_t i) {
-  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = b(i);
-  if (c < 0x80) return 1;
-  auto cont = [&](size_t k, unsigned char lo, unsigned char hi) {
-    return k < s.size() && b(k) >= lo && b(k) <= hi;
-  };
-  if (c >= 0xc2 && c <= 0xdf) return cont(i + 1, 0x80, 0xbf) ? 2 : 0;
-  if (c == 0xe0) return cont(i + 1, 0xa0, 0xbf) && cont(i + 2, 0x80, 0xbf) ? 3 : 0;
-  if ((c >= 0xe1 && c <= 0xec) || c == 0xee || c == 0xef) {
-    return cont(i + 1, 0x80, 0xbf) && cont(i + 2, 0x80, 0xbf) ? 3 : 0;
-  }
-  if (c == 0xed) return cont(i + 1, 0x80, 0x9f) && cont(i + 2, 0x80, 0xbf) ? 3 : 0;
-  if (c == 0xf0) {
-    return cont(i + 1, 0x90, 0xbf) && cont(i + 2, 0x80, 0xbf) && cont(i + 3, 0x80, 0xbf) ? 4 : 0;
-  }
-  if (c >= 0xf1 && c <= 0xf3) {
-    return cont(i + 1, 0x80, 0xbf) && cont(i + 2, 0x80, 0xbf) && cont(i + 3, 0x80, 0xbf) ? 4 : 0;
-  }
-  if (c == 0xf4) {
-    return cont(i + 1, 0x80, 0x8f) && cont(i + 2, 0x80, 0xbf) && cont(i + 3, 0x80, 0xbf) ? 4 : 0;
-  }
-  return 0;
-}
-
 // `text` with every byte of an ill-formed UTF-8 sequence written as the JSON escape of
 // U+10FF00 + byte (a surrogate pair \udbff\udfXX). Returns false if nothing changed.
 bool EscapeRawBytes(absl::string_view text, std::string* out) {
   bool changed = false;
   out->clear();
   for (size_t i = 0; i < text.size();) {
-    const size_t n = Utf8SequenceLength(text, i);
+    const size_t n = targets::Utf8SequenceLength(text, i);
     if (n == 0) {
       absl::StrAppendFormat(out, "\\udbff\\udf%02x", static_cast<unsigned char>(text[i]));
       changed = true;

@@ -3,10 +3,8 @@
 #include <cstdint>
 
 namespace tracewire::targets {
-namespace {
 
-// Length of the well-formed UTF-8 sequence at text[i], or 0 if there is none.
-size_t SequenceLength(absl::string_view text, size_t i) {
+size_t Utf8SequenceLength(absl::string_view text, size_t i) {
   const auto byte = [&](size_t k) { return static_cast<uint8_t>(text[k]); };
   const uint8_t b0 = byte(i);
   if (b0 < 0x80) return 1;
@@ -34,8 +32,6 @@ size_t SequenceLength(absl::string_view text, size_t i) {
   return n;
 }
 
-}  // namespace
-
 bool IsValidUtf8(absl::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
@@ -43,7 +39,7 @@ bool IsValidUtf8(absl::string_view text) {
       ++i;
       continue;
     }
-    const size_t n = SequenceLength(text, i);
+    const size_t n = Utf8SequenceLength(text, i);
     if (n == 0) return false;
     i += n;
   }
@@ -55,7 +51,7 @@ absl::string_view ValidUtf8(absl::string_view text, std::string* scratch) {
   scratch->clear();
   size_t i = 0;
   while (i < text.size()) {
-    const size_t n = SequenceLength(text, i);
+    const size_t n = Utf8SequenceLength(text, i);
     if (n == 0) {
       scratch->append("\xef\xbf\xbd");
       ++i;

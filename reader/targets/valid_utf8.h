@@ -4,11 +4,15 @@
 #ifndef TRACEWIRE_READER_TARGETS_VALID_UTF8_H_
 #define TRACEWIRE_READER_TARGETS_VALID_UTF8_H_
 
+#include <cstddef>
 #include <string>
 
 #include "absl/strings/string_view.h"
 
 namespace tracewire::targets {
+
+// Length of the well-formed UTF-8 sequence (RFC 3629) at text[i], or 0 if there is none.
+size_t Utf8SequenceLength(absl::string_view text, size_t i);
 
 // True if `text` is well-formed UTF-8 (no overlongs, surrogates or values above U+10FFFF).
 bool IsValidUtf8(absl::string_view text);
