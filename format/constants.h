@@ -9,10 +9,19 @@
 namespace tracewire::format {
 
 // Version written into the file header. Bump together with docs/format.md.
-inline constexpr uint32_t kFormatVersion = 1;
+// Version 2 added the `module` record of stack tables and the file header flags; readers
+// also read version 1.
+inline constexpr uint32_t kFormatVersion = 2;
+
+// File header flags (bytes 12-15, version 2 on; zero in version 1).
+// The trace is a flight-recorder dump: the most recent generations a process kept in
+// memory, written on demand, so it need not start at the process's first generation.
+inline constexpr uint32_t kFileFlagFlightRecorderDump = 1;
+// Every flag this build knows; a header with another bit set is rejected.
+inline constexpr uint32_t kKnownFileFlags = kFileFlagFlightRecorderDump;
 
 // The file starts with these 8 bytes ("\x89TWR\r\n\x1a\n"), then the little-endian
-// uint32 format version, then 4 reserved bytes that must be zero.
+// uint32 format version, then the little-endian uint32 flags (kFileFlag*).
 inline constexpr unsigned char kFileMagic[8] = {0x89, 'T', 'W', 'R', '\r', '\n', 0x1a, '\n'};
 inline constexpr size_t kFileHeaderSize = 16;
 

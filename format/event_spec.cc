@@ -1,5 +1,6 @@
 #include "format/event_spec.h"
 
+#include <algorithm>
 #include <array>
 #include <initializer_list>
 #include <vector>
@@ -30,23 +31,25 @@ struct RowOptions {
   EventType start_type = EventType::kNone;
 };
 
-// Builds a row; string and stack ID index lists are derived from the argument types, and
-// `timed` from a leading dt argument.
-EventSpec Row(EventType type, absl::string_view name, absl::string_view trace2_event,
-              absl::Span<const ArgSpec> args, RowOptions options = {}) {
+// Appends an argument to a row; string and stack ID index lists follow the argument types.
+constexpr void AddArg(EventSpec& spec, const ArgSpec& arg) {
+  const uint8_t index = spec.num_args++;
+  spec.args[index] = arg;
+  if (arg.type == ArgType::kString || arg.type == ArgType::kStringList) {
+    spec.string_ids[spec.num_string_ids++] = index;
+  } else if (arg.type == ArgType::kStack) {
+    spec.stack_ids[spec.num_stack_ids++] = index;
+  }
+}
+
+// Builds a row; `timed` follows from a leading dt argument.
+constexpr EventSpec Row(EventType type, absl::string_view name, absl::string_view trace2_event,
+                        std::initializer_list<ArgSpec> args, RowOptions options = {}) {
   EventSpec spec;
   spec.type = type;
   spec.name = name;
   spec.trace2_event = trace2_event;
-  for (const ArgSpec& arg : args) {
-    const uint8_t index = spec.num_args++;
-    spec.args[index] = arg;
-    if (arg.type == ArgType::kString || arg.type == ArgType::kStringList) {
-      spec.string_ids[spec.num_string_ids++] = index;
-    } else if (arg.type == ArgType::kStack) {
-      spec.stack_ids[spec.num_stack_ids++] = index;
-    }
-  }
+  for (const ArgSpec& arg : args) AddArg(spec, arg);
   spec.timed = spec.num_args > 0 && spec.args[0].type == ArgType::kDeltaTime;
   spec.scope = spec.timed ? Scope::kEventBody : options.scope;
   spec.has_data = options.has_data;
@@ -64,16 +67,26 @@ EventSpec Row(EventType type, absl::string_view name, absl::string_view trace2_e
 }
 
 // A timed Trace2 row: dt and site come first, then `rest`.
-EventSpec Trace2(EventType type, absl::string_view name, absl::string_view trace2_event,
-                 std::initializer_list<ArgSpec> rest, RowOptions options = {}) {
-  std::vector<ArgSpec> args = {Dt, SiteArg};
-  args.insert(args.end(), rest.begin(), rest.end());
-  return Row(type, name, trace2_event, args, options);
+constexpr EventSpec Trace2(EventType type, absl::string_view name,
+                           absl::string_view trace2_event, std::initializer_list<ArgSpec> rest,
+                           RowOptions options = {}) {
+  EventSpec spec = Row(type, name, trace2_event, {Dt, SiteArg}, options);
+  for (const ArgSpec& arg : rest) AddArg(spec, arg);
+  return spec;
 }
 
 constexpr RowOptions kData{.has_data = true};
 
-std::array<EventSpec, 256> BuildTable() {
+// The rows, in type order, and for each type number its row's position + 1 (0: none).
+// Only the rows are stored: a table of 256 EventSpecs would be 67 KB, and a program pays
+// for every page of it (filled at the first lookup, or relocated at every start if it
+// were constant data, its names being pointers).
+struct SpecTable {
+  std::vector<EventSpec> rows;
+  std::array<uint8_t, 256> position{};
+};
+
+SpecTable BuildTable() {
   using E = EventType;
   const EventSpec rows[] = {
       // Frames.
@@ -102,6 +115,9 @@ std::array<EventSpec, 256> BuildTable() {
           {U("id"), S("file_string"), U("line"), S("category_string"), S("label_string"),
            U("repo")},
           {.scope = Scope::kSiteBody}),
+      Row(E::kModule, "module", "",
+          {U("id"), U("start"), U("end"), U("bias"), S("path_string"), S("build_id_string")},
+          {.scope = Scope::kStackBody}),
       // Timed Trace2 events.
       Trace2(E::kVersion, "version", "version", {S("exe_string")}),
       Trace2(E::kTooManyFiles, "too_many_files", "too_many_files", {}),
@@ -157,25 +173,21 @@ std::array<EventSpec, 256> BuildTable() {
       // Experimental events.
       Row(E::kExpMark, "exp_mark", "", {Dt}, kData),
   };
-  std::array<EventSpec, 256> table{};
-  for (const EventSpec& row : rows) table[static_cast<uint8_t>(row.type)] = row;
+  SpecTable table;
+  table.rows.assign(std::begin(rows), std::end(rows));
+  std::sort(table.rows.begin(), table.rows.end(), [](const EventSpec& a, const EventSpec& b) {
+    return static_cast<uint8_t>(a.type) < static_cast<uint8_t>(b.type);
+  });
+  for (size_t i = 0; i < table.rows.size(); ++i) {
+    table.position[static_cast<uint8_t>(table.rows[i].type)] = static_cast<uint8_t>(i + 1);
+  }
   return table;
 }
 
-const std::array<EventSpec, 256>& Table() {
-  static const std::array<EventSpec, 256> table = BuildTable();
+// Built at the first lookup, so a program that never traces never touches it.
+const SpecTable& Table() {
+  static const SpecTable table = BuildTable();
   return table;
-}
-
-const std::vector<EventSpec>& Rows() {
-  static const std::vector<EventSpec> rows = [] {
-    std::vector<EventSpec> out;
-    for (const EventSpec& spec : Table()) {
-      if (spec.type != EventType::kNone) out.push_back(spec);
-    }
-    return out;
-  }();
-  return rows;
 }
 
 }  // namespace
@@ -188,11 +200,35 @@ int EventSpec::ArgIndex(absl::string_view arg_name) const {
 }
 
 const EventSpec* LookupSpec(EventType type) {
-  const EventSpec& spec = Table()[static_cast<uint8_t>(type)];
-  return spec.type == EventType::kNone ? nullptr : &spec;
+  const SpecTable& table = Table();
+  const uint8_t position = table.position[static_cast<uint8_t>(type)];
+  return position == 0 ? nullptr : &table.rows[position - 1];
 }
 
-absl::Span<const EventSpec> AllSpecs() { return Rows(); }
+absl::Span<const EventSpec> AllSpecs() { return Table().rows; }
+
+const absl::flat_hash_map<absl::string_view, EventType>& EventNames() {
+  static const auto* names = [] {
+    auto* map = new absl::flat_hash_map<absl::string_view, EventType>();
+    for (const EventSpec& spec : Table().rows) map->emplace(spec.name, spec.type);
+    return map;
+  }();
+  return *names;
+}
+
+const EventSpec* LookupSpecByName(absl::string_view name) {
+  const auto& names = EventNames();
+  auto it = names.find(name);
+  return it == names.end() ? nullptr : LookupSpec(it->second);
+}
+
+const EventSpec* LookupTrace2Event(absl::string_view trace2_event) {
+  const EventSpec* spec = LookupSpecByName(trace2_event);
+  if (spec == nullptr || spec->trace2_event.empty() || spec->trace2_event != spec->name) {
+    return nullptr;
+  }
+  return spec;
+}
 
 absl::string_view ScopeName(Scope scope) {
   switch (scope) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "format/constants.h"
@@ -29,6 +30,7 @@ enum class EventType : uint8_t {
   kStringPart = 11,
   kStack = 12,
   kSite = 13,
+  kModule = 14,
   // Timed Trace2 events: appear in the bodies of event batches.
   kVersion = 16,
   kTooManyFiles = 17,
@@ -159,8 +161,20 @@ inline const EventSpec* LookupSpec(uint8_t type) {
 // Every row of the table, ordered by type number.
 absl::Span<const EventSpec> AllSpecs();
 
+// Row name -> type for every row of the table ("region_enter", "data_int", "stack_batch",
+// ...), built once from the table (Go's tracev2.EventNames). Names are unique.
+const absl::flat_hash_map<absl::string_view, EventType>& EventNames();
+
+// The row named `name`, or nullptr if no row has that name.
+const EventSpec* LookupSpecByName(absl::string_view name);
+
+// The row a Trace2 event named `trace2_event` is written as ("data" -> the data row, whose
+// name is its Trace2 event's), or nullptr if no row writes that Trace2 event under its own
+// name. Rows that share a Trace2 event (data_int) are reached through LookupSpecByName.
+const EventSpec* LookupTrace2Event(absl::string_view trace2_event);
+
 // True if `type` is in the experimental range (>= 128).
-inline bool IsExperimentalType(uint8_t type) { return type >= kFirstExperimentalType; }
+constexpr bool IsExperimentalType(uint8_t type) { return type >= kFirstExperimentalType; }
 
 // Name of a scope for messages ("top level", "event batch body", ...).
 absl::string_view ScopeName(Scope scope);

@@ -18,12 +18,14 @@ uint32_t LoadLittleEndian32(const char* in) {
 
 }  // namespace
 
-std::string EncodeFileHeader(uint32_t version) {
+std::string EncodeFileHeader(uint32_t version, uint32_t flags) {
   std::string header(reinterpret_cast<const char*>(kFileMagic), sizeof(kFileMagic));
   char version_bytes[4];
   StoreLittleEndian32(version_bytes, version);
   header.append(version_bytes, 4);
-  header.append(4, '\0');
+  char flag_bytes[4];
+  StoreLittleEndian32(flag_bytes, flags);
+  header.append(flag_bytes, 4);
   return header;
 }
 
@@ -37,15 +39,24 @@ absl::StatusOr<uint32_t> ParseFileHeader(absl::string_view input) {
     return absl::DataLossError("byte offset 0: not a tracewire trace (bad magic)");
   }
   const uint32_t version = LoadLittleEndian32(input.data() + 8);
-  if (LoadLittleEndian32(input.data() + 12) != 0) {
-    return absl::DataLossError("byte offset 12: reserved header bytes are not zero");
-  }
   if (version == 0 || version > kFormatVersion) {
     return absl::UnimplementedError(absl::StrFormat(
         "byte offset 8: format version %d is not supported (this build reads 1 to %d)", version,
         kFormatVersion));
   }
+  const uint32_t flags = LoadLittleEndian32(input.data() + 12);
+  if (version == 1 && flags != 0) {
+    return absl::DataLossError("byte offset 12: reserved header bytes are not zero");
+  }
+  if ((flags & ~kKnownFileFlags) != 0) {
+    return absl::DataLossError(absl::StrFormat("byte offset 12: unknown file header flags 0x%x",
+                                               flags & ~kKnownFileFlags));
+  }
   return version;
+}
+
+uint32_t FileHeaderFlags(absl::string_view header) {
+  return header.size() < kFileHeaderSize ? 0 : LoadLittleEndian32(header.data() + 12);
 }
 
 }  // namespace tracewire::format

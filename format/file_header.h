@@ -1,4 +1,4 @@
-// The 16-byte file header: magic, format version, reserved bytes.
+// The 16-byte file header: magic, format version, flags.
 #ifndef TRACEWIRE_FORMAT_FILE_HEADER_H_
 #define TRACEWIRE_FORMAT_FILE_HEADER_H_
 
@@ -10,13 +10,17 @@
 
 namespace tracewire::format {
 
-// The header bytes for `version`.
-std::string EncodeFileHeader(uint32_t version);
+// The header bytes for `version` with `flags` (kFileFlag*).
+std::string EncodeFileHeader(uint32_t version, uint32_t flags = 0);
 
 // Parses the first kFileHeaderSize bytes of `input` and returns the format version.
-// Fails with OutOfRange if fewer bytes are given, DataLoss for a wrong magic or non-zero
-// reserved bytes, and Unimplemented for a version this build cannot read.
+// Fails with OutOfRange if fewer bytes are given, DataLoss for a wrong magic, for non-zero
+// bytes 12-15 in version 1 or unknown flags in version 2, and Unimplemented for a version
+// this build cannot read.
 absl::StatusOr<uint32_t> ParseFileHeader(absl::string_view input);
+
+// The flags of a header ParseFileHeader accepted (0 for version 1).
+uint32_t FileHeaderFlags(absl::string_view header);
 
 }  // namespace tracewire::format
 

@@ -21,6 +21,7 @@ namespace {
 
 // The standalone examples share one generation and one string table:
 //   1 "wt-status.c"  2 "status"  3 "refresh"  4 "count"  5 "main"  6 "git.c"
+//   7 "/usr/bin/git"  8 "4c1e7f3a" (a build ID, shortened)
 constexpr uint64_t kGen = 1;
 constexpr uint64_t kMainThread = 0;
 
@@ -53,7 +54,8 @@ absl::StatusOr<std::string> StringBatchExample() {
   std::string out;
   TableStreamEncoder strings(EventType::kStringBatch, kGen, &out);
   uint64_t id = 0;
-  for (const char* value : {"wt-status.c", "status", "refresh", "count", "main", "git.c"}) {
+  for (const char* value :
+       {"wt-status.c", "status", "refresh", "count", "main", "git.c", "/usr/bin/git", "4c1e7f3a"}) {
     RETURN_IF_ERROR(strings.AppendString(++id, value));
   }
   strings.Flush();
@@ -75,6 +77,9 @@ absl::StatusOr<std::string> SiteBatchExample() {
 absl::StatusOr<std::string> StackBatchExample() {
   std::string out;
   TableStreamEncoder stacks(EventType::kStackBatch, kGen, &out);
+  // Module 1: /usr/bin/git mapped at 0x55d0c0dc0000-0x55d0c0f00000 with that load bias.
+  const uint64_t module[] = {1, 0x55d0c0dc0000, 0x55d0c0f00000, 0x55d0c0dc0000, 7, 8};
+  RETURN_IF_ERROR(stacks.Append(EventType::kModule, module));
   const StackFrame frames[] = {{0x55d0c0de1234, 5, 6, 920}, {0x55d0c0de0f00, 0, 0, 0}};
   const uint64_t args[] = {1, 2};
   RETURN_IF_ERROR(stacks.Append(EventType::kStack, args, {}, frames));

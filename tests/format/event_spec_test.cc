@@ -39,6 +39,31 @@ TEST(EventSpecTest, LookupCoversExactlyTheRows) {
   EXPECT_EQ(LookupSpec(uint8_t{0}), nullptr);
 }
 
+TEST(EventSpecTest, EveryRowNameRoundTrips) {
+  EXPECT_EQ(EventNames().size(), AllSpecs().size()) << "one entry per row, names unique";
+  for (const EventSpec& spec : AllSpecs()) {
+    SCOPED_TRACE(std::string(spec.name));
+    auto it = EventNames().find(spec.name);
+    ASSERT_NE(it, EventNames().end());
+    EXPECT_EQ(it->second, spec.type);
+    EXPECT_EQ(LookupSpecByName(spec.name), LookupSpec(spec.type));
+    if (spec.trace2_event.empty()) {
+      EXPECT_EQ(LookupTrace2Event(spec.name), nullptr) << "structural rows are no Trace2 event";
+      continue;
+    }
+    // Every Trace2 event name leads to a row that writes that event.
+    const EventSpec* written = LookupTrace2Event(spec.trace2_event);
+    ASSERT_NE(written, nullptr) << spec.trace2_event;
+    EXPECT_EQ(written->trace2_event, spec.trace2_event);
+    EXPECT_EQ(written->name, spec.trace2_event);
+  }
+  EXPECT_EQ(LookupSpecByName("no_such_event"), nullptr);
+  EXPECT_EQ(LookupSpecByName(""), nullptr);
+  EXPECT_EQ(LookupTrace2Event("data_int"), nullptr);  // a row name, not a Trace2 event
+  EXPECT_EQ(LookupTrace2Event("data")->type, EventType::kData);
+  EXPECT_EQ(LookupSpecByName("data_int")->type, EventType::kDataInt);
+}
+
 TEST(EventSpecTest, EveryRowIsConsistent) {
   std::set<std::string> names;
   for (int t = 0; t < 256; ++t) {
@@ -219,7 +244,8 @@ TEST(EventSpecTest, WireNumbersAreStable) {
   EXPECT_EQ(static_cast<int>(EventType::kVersion), 16);
   EXPECT_EQ(static_cast<int>(EventType::kStackRef), 49);
   EXPECT_EQ(static_cast<int>(EventType::kExpMark), 128);
-  EXPECT_EQ(AllSpecs().size(), 48u);
+  EXPECT_EQ(static_cast<int>(EventType::kModule), 14);  // format version 2
+  EXPECT_EQ(AllSpecs().size(), 49u);
   const EventSpec* enter = LookupSpec(EventType::kRegionEnter);
   ASSERT_EQ(enter->num_args, 3);
   EXPECT_EQ(enter->args[1].name, "site");

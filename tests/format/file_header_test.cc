@@ -13,8 +13,15 @@ namespace {
 TEST(FileHeaderTest, EncodesExactBytes) {
   const std::string header = EncodeFileHeader(kFormatVersion);
   ASSERT_EQ(header.size(), kFileHeaderSize);
-  EXPECT_EQ(header, std::string("\x89TWR\r\n\x1a\n\x01\x00\x00\x00\x00\x00\x00\x00", 16));
+  EXPECT_EQ(header, std::string("\x89TWR\r\n\x1a\n\x02\x00\x00\x00\x00\x00\x00\x00", 16));
+  EXPECT_EQ(kFormatVersion, 2u);
   EXPECT_EQ(EncodeFileHeader(0x04030201).substr(8, 4), "\x01\x02\x03\x04");
+}
+
+TEST(FileHeaderTest, VersionOneIsStillRead) {
+  absl::StatusOr<uint32_t> version = ParseFileHeader(EncodeFileHeader(1));
+  ASSERT_TRUE(version.ok()) << version.status();
+  EXPECT_EQ(*version, 1u);
 }
 
 TEST(FileHeaderTest, RoundTrip) {
@@ -39,13 +46,34 @@ TEST(FileHeaderTest, BadMagic) {
   }
 }
 
-TEST(FileHeaderTest, NonZeroReservedBytes) {
+TEST(FileHeaderTest, Version1NonZeroReservedBytes) {
   for (int i = 12; i < 16; ++i) {
-    std::string header = EncodeFileHeader(kFormatVersion);
+    std::string header = EncodeFileHeader(1);
     header[i] = 1;
     const absl::Status status = ParseFileHeader(header).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << i;
     EXPECT_TRUE(absl::StrContains(status.message(), "byte offset 12: reserved header bytes"))
+        << status;
+  }
+  EXPECT_TRUE(ParseFileHeader(EncodeFileHeader(1)).ok());
+}
+
+TEST(FileHeaderTest, Flags) {
+  EXPECT_EQ(EncodeFileHeader(kFormatVersion, kFileFlagFlightRecorderDump).substr(12),
+            std::string("\x01\0\0\0", 4));
+  const std::string dump = EncodeFileHeader(kFormatVersion, kFileFlagFlightRecorderDump);
+  ASSERT_TRUE(ParseFileHeader(dump).ok());
+  EXPECT_EQ(FileHeaderFlags(dump), kFileFlagFlightRecorderDump);
+  EXPECT_EQ(FileHeaderFlags(EncodeFileHeader(kFormatVersion)), 0u);
+}
+
+TEST(FileHeaderTest, UnknownFlags) {
+  for (int i = 12; i < 16; ++i) {
+    std::string header = EncodeFileHeader(kFormatVersion);
+    header[i] = 2;
+    const absl::Status status = ParseFileHeader(header).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << i;
+    EXPECT_TRUE(absl::StrContains(status.message(), "byte offset 12: unknown file header flags"))
         << status;
   }
 }

@@ -158,7 +158,9 @@ void CheckFacts(const std::string& label, const Decoded& d) {
                                                           {3, "refresh"},
                                                           {4, "count"},
                                                           {5, "main"},
-                                                          {6, "git.c"}}));
+                                                          {6, "git.c"},
+                                                          {7, "/usr/bin/git"},
+                                                          {8, "4c1e7f3a"}}));
   } else if (label == "example:site_batch") {
     ASSERT_EQ(d.sites.size(), 2u);
     const RawEvent& site = d.sites.at(1);
@@ -171,8 +173,16 @@ void CheckFacts(const std::string& label, const Decoded& d) {
     EXPECT_EQ(d.sites.at(2).Arg("line"), 1533u);
   } else if (label == "example:stack_batch") {
     ASSERT_EQ(d.bodies.size(), 1u);
-    ASSERT_EQ(d.bodies[0].size(), 1u);
-    const RawEvent& stack = d.bodies[0][0];
+    ASSERT_EQ(d.bodies[0].size(), 2u);
+    const RawEvent& module = d.bodies[0][0];
+    EXPECT_EQ(module.type, T(EventType::kModule));
+    EXPECT_EQ(module.Arg("id"), 1u);
+    EXPECT_EQ(module.Arg("start"), 0x55d0c0dc0000u);
+    EXPECT_EQ(module.Arg("end"), 0x55d0c0f00000u);
+    EXPECT_EQ(module.Arg("bias"), 0x55d0c0dc0000u);
+    EXPECT_EQ(module.Arg("path_string"), 7u);
+    EXPECT_EQ(module.Arg("build_id_string"), 8u);
+    const RawEvent& stack = d.bodies[0][1];
     EXPECT_EQ(stack.type, T(EventType::kStack));
     EXPECT_EQ(stack.Arg("id"), 1u);
     EXPECT_EQ(stack.frames,
