@@ -5,11 +5,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "format/varint.h"
+#include "runtime/ancestry.h"
+#include "runtime/config_params.h"
 #include "runtime/emit.h"
+#include "runtime/flight_recorder.h"
 #include "runtime/lifecycle.h"
 #include "runtime/recorder.h"
 #include "runtime/redact.h"
-#include "runtime/tracewire.h"
+#include "runtime/settings_file.h"
+#include "tracewire/tracewire.h"
 
 namespace tracewire::runtime {
 
@@ -21,7 +25,7 @@ uint64_t ArgvString(ThreadState* ts, const char* const* argv, bool redact) {
   list.clear();
   for (; argv != nullptr && *argv != nullptr; ++argv) {
     if (redact) {
-      list.append(RedactUrl(*argv));
+      AppendRedacted(*argv, &list);
     } else {
       list.append(*argv);
     }
@@ -55,12 +59,12 @@ inline __attribute__((always_inline)) void RegionEvent(ThreadState* ts, EventTyp
   const uint64_t site = GenSiteId(ts, site_index);
   uint64_t now;
   const uint64_t dt = StampEvent(ts, &now);
-  uint8_t* p = ts->pos;
+  uint8_t* p = ts->pos.get();
   *p++ = static_cast<uint8_t>(type);
   p = format::PutUvarint(p, dt);
   p = format::PutUvarint(p, site);
   p = format::PutUvarint(p, msg_id);
-  ts->pos = p;
+  ts->pos.publish(p);
   if (type == EventType::kRegionEnter) {
     uint32_t msg_offset = 0;
     if (has_msg) {
@@ -114,20 +118,25 @@ extern "C" {
 void tw_initialize_clock(void) { MarkStartTime(); }
 
 void tw_initialize_fl(const char* file, int line) {
-  const tw_settings settings = SettingsFromEnvironment();
+  const tw_settings settings = LoadSettings();
   Initialize(settings, file, line, /*from_environment=*/true);
 }
 
-int tw_initialize_with(const struct tw_settings* settings) {
+int tw_initialize_with_fl(const char* file, int line, const struct tw_settings* settings) {
   if (settings == nullptr) return -1;
-  return Initialize(*settings, __FILE__, __LINE__, /*from_environment=*/false);
+  tw_settings effective = *settings;
+  // The program's own version, else the one the environment gives it.
+  if (effective.app_version == nullptr) effective.app_version = getenv("TRACEWIRE_APP_VERSION");
+  return Initialize(effective, file, line, /*from_environment=*/false);
 }
 
-int tw_is_enabled(void) { return tw_enabled_flag; }
+int tw_is_enabled(void) { return TW_ENABLED(); }
 
 void tw_flush(void) {
-  if (tw_enabled_flag) AdvanceGeneration(false);
+  if (TW_ENABLED()) AdvanceGeneration(false);
 }
+
+int tw_flight_recorder_dump(void) { return FlightRecorderDump(); }
 
 void tw_cmd_start_fl(const char* file, int line, const char** argv) {
   ThreadState* ts = BeginEvent();
@@ -135,11 +144,13 @@ void tw_cmd_start_fl(const char* file, int line, const char** argv) {
   const uint64_t list = ArgvString(ts, argv, RedactionEnabled());
   WriteTimed(ts, EventType::kStart, SiteFor(ts, file, line), {list});
   EndEvent(ts);
+  // git records cmd_ancestry right after start (compat/linux/procinfo.c).
+  if (AutomaticAncestryEnabled()) RecordAutomaticAncestry(file, line);
 }
 
 int tw_cmd_exit_fl(const char* file, int line, int code) {
   SetExitCode(code);
-  if (!tw_enabled_flag) return code;
+  if (!TW_ENABLED()) return code;
   ThreadState* ts = BeginEvent();
   if (ts == nullptr) return code;
   WriteTimed(ts, EventType::kExit, SiteFor(ts, file, line), {ZigzagEncode(code)});
@@ -160,6 +171,7 @@ void tw_cmd_error_va_fl(const char* file, int line, const char* fmt, va_list ap)
   }
   WriteTimed(ts, EventType::kError, SiteFor(ts, file, line), {msg_id, fmt_id});
   EndEvent(ts);
+  NoteErrorForFlightRecorder();
 }
 
 void tw_cmd_error_fl(const char* file, int line, const char* fmt, ...) {
@@ -212,7 +224,7 @@ void tw_cmd_alias_fl(const char* file, int line, const char* alias, const char**
   ThreadState* ts = BeginEvent();
   if (ts == nullptr) return;
   const uint64_t alias_id = OptionalUnique(ts, alias);
-  const uint64_t list = ArgvString(ts, argv, false);
+  const uint64_t list = ArgvString(ts, argv, RedactionEnabled());
   WriteTimed(ts, EventType::kAlias, SiteFor(ts, file, line), {alias_id, list});
   EndEvent(ts);
 }
@@ -225,14 +237,21 @@ void tw_def_param_fl(const char* file, int line, const char* param, const char* 
   const uint64_t param_id = OptionalUnique(ts, param);
   uint64_t value_id = 0;
   if (value != nullptr) {
-    value_id = RedactionEnabled() ? UniqueString(ts, RedactUrl(value)) : UniqueString(ts, value);
+    if (RedactionEnabled()) {
+      std::string& redacted = ts->scratch;
+      redacted.clear();
+      AppendRedactedParam(param != nullptr ? param : "", value, &redacted);
+      value_id = UniqueString(ts, redacted);
+    } else {
+      value_id = UniqueString(ts, value);
+    }
   }
   WriteTimed(ts, EventType::kDefParam, SiteFor(ts, file, line), {scope_id, param_id, value_id});
   EndEvent(ts);
 }
 
 int tw_def_repo_fl(const char* file, int line, const char* worktree) {
-  if (!tw_enabled_flag) return 0;
+  if (!TW_ENABLED()) return 0;
   const int repo_id = NextRepoId();
   ThreadState* ts = BeginEvent();
   if (ts == nullptr) return repo_id;
@@ -297,7 +316,7 @@ void tw_child_ready_fl(const char* file, int line, struct tw_child* child, const
 }
 
 int tw_exec_fl(const char* file, int line, const char* exe, const char** argv) {
-  if (!tw_enabled_flag) return -1;
+  if (!TW_ENABLED()) return -1;
   const int exec_id = NextExecId();
   ThreadState* ts = BeginEvent();
   if (ts == nullptr) return exec_id;
@@ -336,14 +355,14 @@ void tw_thread_start_fl(const char* file, int line, const char* thread_base_name
   }
   if (current == nullptr) {
     if (AttachThread(base, /*is_main=*/false, /*pending_status=*/false) == nullptr) return;
-  } else {
-    NameCurrentThread(current, base);
   }
   ThreadState* ts = BeginEvent();
   if (ts == nullptr) return;
+  // Renamed inside the event: the advancer reads the name to re-state the thread.
+  if (current != nullptr) NameCurrentThread(ts, base);
   const uint64_t name_id = UniqueString(ts, ts->name);
   WriteTimed(ts, EventType::kThreadStart, SiteFor(ts, file, line), {name_id});
-  ts->start_time = ts->last_time;
+  ts->start_time = ts->last_time.get();
   EndEvent(ts);
 }
 
@@ -492,7 +511,7 @@ int tw_timer_define(const char* category, const char* name, int per_thread) {
 }
 
 void tw_timer_start(int timer_id) {
-  if (!tw_enabled_flag || timer_id < 0 || timer_id >= kMaxTimers) return;
+  if (!TW_ENABLED() || timer_id < 0 || timer_id >= kMaxTimers) return;
   ThreadState* ts = CurrentThread();
   if (ts == nullptr) return;
   TimerState& t = ts->timers[timer_id];
@@ -500,7 +519,7 @@ void tw_timer_start(int timer_id) {
 }
 
 void tw_timer_stop(int timer_id) {
-  if (!tw_enabled_flag || timer_id < 0 || timer_id >= kMaxTimers) return;
+  if (!TW_ENABLED() || timer_id < 0 || timer_id >= kMaxTimers) return;
   ThreadState* ts = CurrentThread();
   if (ts == nullptr) return;
   TimerState& t = ts->timers[timer_id];
@@ -518,7 +537,7 @@ int tw_counter_define(const char* category, const char* name, int per_thread) {
 }
 
 void tw_counter_add(int counter_id, uint64_t value) {
-  if (!tw_enabled_flag || counter_id < 0 || counter_id >= kMaxCounters) return;
+  if (!TW_ENABLED() || counter_id < 0 || counter_id >= kMaxCounters) return;
   ThreadState* ts = CurrentThread();
   if (ts == nullptr) return;
   ts->counters[counter_id] += value;

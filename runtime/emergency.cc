@@ -1,26 +1,87 @@
 // The fatal-signal path: records the signal and writes what is buffered without
-// allocating and without waiting on a lock it cannot get.
+// allocating and without waiting long on a lock or a thread it cannot get.
+#include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mutex>
 
-#include "absl/strings/str_format.h"
-#include "format/file_header.h"
 #include "format/generation_encoder.h"
-#include "format/record_encoder.h"
 #include "format/varint.h"
+#include "runtime/flight_recorder.h"
 #include "runtime/recorder.h"
 #include "runtime/session.h"
 
 namespace tracewire::runtime {
 namespace {
 
-// Encodes a small record into a caller buffer (async-signal-safe).
-size_t EncodeSmall(uint8_t* out, EventType type, std::initializer_list<uint64_t> args) {
-  uint8_t* p = out;
-  *p++ = static_cast<uint8_t>(type);
-  for (uint64_t a : args) p = format::PutUvarint(p, a);
-  return p - out;
+// Waits at most `ms` milliseconds for `mu` (which the interrupted code, or a thread that
+// will never run again, may hold). pthread_mutex_trylock takes no lock of its own and
+// allocates nothing.
+bool TryLockFor(std::mutex& mu, int ms) {
+  for (int waited_us = 0;; waited_us += 100) {
+    if (mu.try_lock()) return true;
+    if (waited_us >= ms * 1000) return false;
+    usleep(100);
+  }
+}
+
+// Unlocks at scope exit what was locked.
+class LockedIf {
+ public:
+  LockedIf(std::mutex& mu, int ms) : mu_(mu), locked_(TryLockFor(mu, ms)) {}
+  ~LockedIf() {
+    if (locked_) mu_.unlock();
+  }
+  explicit operator bool() const { return locked_; }
+
+ private:
+  std::mutex& mu_;
+  bool locked_;
+};
+
+// Records the signal on the calling thread unless it was interrupted inside an event.
+void RecordSignal(Session& s, ThreadState* self, int signo) {
+  if (self == nullptr || self->in_event.load(std::memory_order_relaxed) != 0) return;
+  const uint64_t word = g_gen_word.load(std::memory_order_acquire);
+  if ((word & (kClosed | kAdvancing)) != 0 || self->gen_word.get() != word) return;
+  self->in_event.store(1, std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  // No room and no lock may be taken safely when the batch is full: skip the event.
+  if (self->pos.get() <= self->limit.get()) {
+    SiteEntry& entry = s.site_registry.Get(s.signal_site_index);
+    const uint64_t site = entry.gen_id.load(std::memory_order_acquire);
+    if (site != 0 && (site >> 32) == (self->gen.get() & 0xffffffffu)) {
+      uint64_t now;
+      const uint64_t dt = StampEvent(self, &now);
+      WriteEvent(self, EventType::kSignal, {dt, site & 0xffffffffu, uint64_t(signo)});
+    }
+  }
+  self->in_event.store(0, std::memory_order_release);
+}
+
+// Writes the thread's open batch and string records of generation `gen`.
+void WriteThreadBuffers(Session& s, const ThreadState* ts, uint64_t gen) {
+  if (ts->gen.get() != gen) return;
+  uint8_t head[kBatchHeaderReserve];
+  const size_t size = ts->pos.get() - BatchBody(ts);
+  if (size != 0) {
+    const size_t n = EncodeBatchHeader(head, *ts, size);
+    s.destination.Write(head, n);
+    s.destination.Write(BatchBody(ts), size);
+  }
+  const size_t strings = ts->strings_size.load(std::memory_order_acquire);
+  if (strings != 0) {
+    const size_t n = EncodeSmallRecord(head, EventType::kStringBatch, {gen, strings});
+    s.destination.Write(head, n);
+    s.destination.Write(StringRecords(ts), strings);
+  }
+}
+
+void WriteBuffers(Session& s, const BufferList& list) {
+  for (const Buffer* b = list.head; b != nullptr; b = b->next) {
+    s.destination.Write(b->data + b->begin, b->size());
+  }
 }
 
 }  // namespace
@@ -29,82 +90,81 @@ void EmergencyFlush(int signo) {
   Session& s = GetSession();
   if (s.emergency.exchange(true)) return;
   ThreadState* self = t_state;
-  // Record the signal on this thread unless it was interrupted inside an event.
-  if (self != nullptr && self->in_event.load(std::memory_order_relaxed) == 0 &&
-      (g_gen_word.load() & (kClosed | kAdvancing)) == 0 && self->gen_word == g_gen_word.load()) {
-    self->in_event.store(1, std::memory_order_relaxed);
-    if (self->pos > self->limit) {
-      // No room and no lock may be taken safely: skip the event rather than risk a deadlock.
-    } else {
-      SiteEntry& entry = s.site_registry.Get(s.signal_site_index);
-      const uint64_t word = entry.gen_id.load();
-      if (word != 0 && (word >> 32) == (self->gen & 0xffffffffu)) {
-        uint64_t now;
-        const uint64_t dt = StampEvent(self, &now);
-        WriteEvent(self, EventType::kSignal, {dt, word & 0xffffffffu, uint64_t(signo)});
-      }
+  RecordSignal(s, self, signo);
+  // Close tracing: from here on no thread starts an event.
+  if ((g_gen_word.exchange(kClosed) & kClosed) != 0) return;
+  HeavyFence();
+  // A generation being written finishes first (its write gives up after the destination's
+  // timeout without progress); then take the recorder's locks in the advancer's order, each
+  // if it can be had within a short wait, and write without what could not be had.
+  LockedIf advance(s.advance_mu, s.write_timeout_ms + 100);
+  const bool flight = s.flight_ring.enabled();
+  // A flight recorder dumps its ring first (only with advance_mu: it guards the ring and
+  // a dump file another dump may be writing), then the generation being filled.
+  if (flight && (!advance || !BeginFlightDumpLocked(s))) return;
+  struct EndDump {
+    Session& s;
+    bool flight;
+    ~EndDump() {
+      if (flight) EndFlightDumpLocked(s);
     }
-    self->in_event.store(0, std::memory_order_release);
+  } end_dump{s, flight};
+  LockedIf registry(s.registry_mu, 100);
+  LockedIf output(s.output_mu, 100);
+  if (!output) return;  // not even the generation's frames so far: nothing whole to write
+  const uint64_t gen = s.filling.gen;
+  if (!flight) {
+    s.destination.BeginGeneration();
+    s.destination.Write(s.file_header, sizeof(s.file_header));
   }
-  const uint64_t word = g_gen_word.exchange(kClosed);
-  if ((word & kClosed) != 0) return;
-  const uint64_t gen = word >> 2;
-  // Take the locks if they can be had within ~100 ms; otherwise write without that part.
-  auto try_lock = [](std::mutex& mu) {
-    for (int i = 0; i < 1000; ++i) {
-      if (mu.try_lock()) return true;
-      usleep(100);
-    }
-    return false;
-  };
-  const std::string header = format::EncodeFileHeader(format::kFormatVersion);
-  s.destination.Write(header.data(), header.size());
-  if (try_lock(s.output_mu)) {
-    s.destination.Write(s.gen_frames.data(), s.gen_frames.size());
-  }
-  if (try_lock(s.registry_mu)) {
+  WriteBuffers(s, s.filling.buffers);
+  if (registry) {
+    // Let every other thread finish the event it is in (a bounded wait: a thread stuck
+    // inside one keeps its open batch to itself), then write its open batch.
+    timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
     for (ThreadState* ts : s.threads) {
-      const size_t size = ts->pos - ts->body;
-      if (size == 0 || ts->gen != gen) continue;
-      uint8_t head[format::kMaxBatchHeaderSize];
-      const size_t n =
-          EncodeSmall(head, EventType::kEventBatch, {gen, ts->thread_id, ts->base_time, size});
+      if (ts != self) {
+        for (;;) {
+          if (ts->in_event.load(std::memory_order_acquire) == 0) break;
+          timespec now;
+          clock_gettime(CLOCK_MONOTONIC, &now);
+          if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 > 100) {
+            break;
+          }
+          sched_yield();
+        }
+        if (ts->in_event.load(std::memory_order_acquire) != 0) continue;
+      }
+      // The calling thread's batch holds whole events up to pos even if the signal
+      // interrupted an event (pos is published after each one).
+      WriteThreadBuffers(s, ts, gen);
+    }
+  }
+  LockedIf tables(s.tables_mu, 100);
+  if (!tables) return;
+  for (TableBuffer* table : {&s.sites, &s.stacks, &s.strings}) {
+    WriteBuffers(s, table->sealed);
+    if (table->open != nullptr && table->body_size != 0) {
+      uint8_t head[kTableHeaderReserve];
+      const size_t n = EncodeSmallRecord(head, table->batch_type, {gen, table->body_size});
       s.destination.Write(head, n);
-      s.destination.Write(ts->body, size);
-      const size_t strings = ts->strings_size.load(std::memory_order_acquire);
-      if (strings != 0) {
-        const size_t m = EncodeSmall(head, EventType::kStringBatch, {gen, strings});
-        s.destination.Write(head, m);
-        s.destination.Write(ts->strings, strings);
-      }
+      s.destination.Write(table->open->data + kTableHeaderReserve, table->body_size);
     }
   }
-  if (try_lock(s.tables_mu)) {
-    for (TableBuffer* table : {&s.sites, &s.stacks, &s.strings}) {
-      for (const std::string& batch : table->batches)
-        s.destination.Write(batch.data(), batch.size());
-      if (!table->body.empty()) {
-        uint8_t head[32];
-        const size_t n = EncodeSmall(head, table->batch_type, {gen, table->body.size()});
-        s.destination.Write(head, n);
-        s.destination.Write(table->body.data(), table->body.size());
-      }
-    }
-    // process_info needs the sid in this generation's string table: it was interned when
-    // the generation opened (see StartRecording / the advance).
-    auto it = s.interned.find(s.sid);
-    const uint64_t sid_id = it == s.interned.end() ? 0 : it->second;
-    const format::ClockSync sync = TakeClockSync(/*signal_safe=*/true);
-    uint8_t rec[128];
-    size_t n = EncodeSmall(rec, EventType::kClockSync,
-                           {gen, sync.freq, sync.trace_time, sync.mono_ns, sync.wall_sec,
-                            sync.wall_nsec, format::ZigzagEncode(sync.utc_offset_sec)});
-    s.destination.Write(rec, n);
-    n = EncodeSmall(rec, EventType::kProcessInfo, {gen, sid_id, s.pid, s.start_time, 0, 0});
-    s.destination.Write(rec, n);
-    n = EncodeSmall(rec, EventType::kEndOfGeneration, {gen});
-    s.destination.Write(rec, n);
-  }
+  // process_info needs the sid in this generation's string table: it was interned when
+  // the generation opened (see Initialize and the advance).
+  auto it = s.interned.find(s.sid);
+  const uint64_t sid_id = it == s.interned.end() ? 0 : it->second;
+  const format::ClockSync sync = TakeClockSync(/*signal_safe=*/true);
+  uint8_t records[3 * (1 + 8 * format::kMaxVarintSize)];
+  size_t n = EncodeSmallRecord(records, EventType::kClockSync,
+                               {gen, sync.freq, sync.trace_time, sync.mono_ns, sync.wall_sec,
+                                sync.wall_nsec, format::ZigzagEncode(sync.utc_offset_sec)});
+  n += EncodeSmallRecord(records + n, EventType::kProcessInfo,
+                         {gen, sid_id, s.pid, s.start_time, 0, 0});
+  n += EncodeSmallRecord(records + n, EventType::kEndOfGeneration, {gen});
+  s.destination.Write(records, n);
 }
 
 }  // namespace tracewire::runtime

@@ -22,12 +22,12 @@ inline void WriteTimed(ThreadState* ts, format::EventType type, uint64_t site,
                        std::initializer_list<uint64_t> rest) {
   uint64_t now;
   const uint64_t dt = StampEvent(ts, &now);
-  uint8_t* p = ts->pos;
+  uint8_t* p = ts->pos.get();
   *p++ = static_cast<uint8_t>(type);
   p = format::PutUvarint(p, dt);
   p = format::PutUvarint(p, site);
   for (uint64_t arg : rest) p = format::PutUvarint(p, arg);
-  ts->pos = p;
+  ts->pos.publish(p);
 }
 
 // A unique string for an optional C string: 0 for NULL.

@@ -1,18 +1,13 @@
 // Generations: the advance that closes one generation and opens the next (re-stating every
 // live thread), the background advancer, and writing finished generations out.
-#include <linux/membarrier.h>
+#include <pthread.h>
 #include <sched.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#include <zstd.h>
+#include <signal.h>
 
 #include <chrono>
 #include <mutex>
 
-#include "absl/strings/str_format.h"
-#include "format/file_header.h"
 #include "format/generation_encoder.h"
-#include "format/record_encoder.h"
 #include "format/varint.h"
 #include "runtime/recorder.h"
 #include "runtime/session.h"
@@ -20,67 +15,52 @@
 namespace tracewire::runtime {
 namespace {
 
-void FenceOtherThreads() {
-  if (!g_need_fence) syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+// Turns tracing off for good after the destination failed (it has warned once).
+void StopTracingAfterWriteFailure() {
+  g_gen_word.store(kClosed, std::memory_order_seq_cst);
+  __atomic_store_n(&tw_enabled_flag, 0, __ATOMIC_RELAXED);
 }
 
-void WriteGeneration(Session& s, uint64_t gen, std::string frames) {
-  std::string out = format::EncodeFileHeader(format::kFormatVersion);
-  if (s.compress && !s.destination.is_datagram()) {
-    std::string compressed(ZSTD_compressBound(frames.size()), '\0');
-    const size_t n =
-        ZSTD_compress(compressed.data(), compressed.size(), frames.data(), frames.size(), 3);
-    if (!ZSTD_isError(n)) {
-      compressed.resize(n);
-      const uint64_t args[] = {gen, frames.size()};
-      if (format::AppendRecord(&out, EventType::kCompressedGeneration, args, compressed).ok()) {
-        s.destination.Write(out.data(), out.size());
-        return;
-      }
-    }
-    out = format::EncodeFileHeader(format::kFormatVersion);
-  }
-  if (s.destination.is_datagram()) {
-    // One datagram per frame: walk the frames with the raw decoder's framing.
-    s.destination.Write(out.data(), out.size());
-    size_t offset = 0;
-    while (offset < frames.size()) {
-      const uint8_t* begin = reinterpret_cast<const uint8_t*>(frames.data()) + offset;
-      const uint8_t* p = begin + 1;
-      const uint8_t* end = reinterpret_cast<const uint8_t*>(frames.data()) + frames.size();
-      const format::EventSpec* spec = format::LookupSpec(*begin);
-      uint64_t value = 0;
-      uint64_t length = 0;
-      for (const format::ArgSpec& arg : spec->Args()) {
-        format::GetUvarint(&p, end, &value);
-        if (arg.type == format::ArgType::kLength) length = value;
-      }
-      if (spec->has_data) {
-        format::GetUvarint(&p, end, &value);
-        length = value;
-      }
-      const size_t size = (p - begin) + length;
-      s.destination.Write(begin, size);
-      offset += size;
-    }
-    return;
-  }
-  out.append(frames);
-  s.destination.Write(out.data(), out.size());
-}
-
+// Cuts generations on time, on size (advance_requested) and refills the buffer pool
+// ahead of the recording threads (refill_requested), so their page faults happen here.
 void AdvancerLoop() {
   Session& s = GetSession();
   std::unique_lock<std::mutex> lock(s.advancer_mu);
+  auto next_cut = std::chrono::steady_clock::now() + std::chrono::milliseconds(s.generation_ms);
   while (!s.advancer_stop) {
-    s.advancer_cv.wait_for(lock, std::chrono::milliseconds(s.generation_ms),
-                           [&] { return s.advancer_stop || s.advance_requested.load(); });
+    s.advancer_cv.wait_until(lock, next_cut, [&] {
+      return s.advancer_stop || s.advance_requested.load() || s.refill_requested.load();
+    });
     if (s.advancer_stop) break;
-    s.advance_requested = false;
+    if (s.refill_requested.exchange(false)) {
+      lock.unlock();
+      s.pool.Refill();
+      lock.lock();
+      continue;
+    }
+    if (!s.advance_requested.exchange(false) && std::chrono::steady_clock::now() < next_cut) {
+      continue;
+    }
+    next_cut = std::chrono::steady_clock::now() + std::chrono::milliseconds(s.generation_ms);
     lock.unlock();
     AdvanceGeneration(false);
     lock.lock();
   }
+}
+
+// Appends the generation's closing records (clock_sync, process_info, end_of_generation).
+// Requires output_mu and tables_mu.
+void AppendClosingRecords(Session& s, uint64_t gen, uint64_t sid_id, uint64_t name_id,
+                          uint64_t hierarchy_id) {
+  const format::ClockSync sync = TakeClockSync();
+  uint8_t records[3 * (1 + 8 * format::kMaxVarintSize)];
+  size_t n = EncodeSmallRecord(records, EventType::kClockSync,
+                               {gen, sync.freq, sync.trace_time, sync.mono_ns, sync.wall_sec,
+                                sync.wall_nsec, format::ZigzagEncode(sync.utc_offset_sec)});
+  n += EncodeSmallRecord(records + n, EventType::kProcessInfo,
+                         {gen, sid_id, s.pid, s.start_time, name_id, hierarchy_id});
+  n += EncodeSmallRecord(records + n, EventType::kEndOfGeneration, {gen});
+  s.filling.CopyFrame(records, n, s.pool);
 }
 
 }  // namespace
@@ -94,15 +74,15 @@ void WriteRestatement(ThreadState* ts, bool locked) {
   const uint64_t name_id = UniqueStringImpl(ts, ts->name, locked);
   WriteEvent(ts, EventType::kThreadStatus, {dt, name_id, ts->start_time});
   for (const RegionFrame& frame : ts->regions) {
-    if (ts->pos > ts->limit) {
+    if (ts->pos.get() > ts->limit.get()) {
       if (locked) {
         AppendBatchLocked(s, ts);
       } else {
         FlushBatch(ts);
       }
     }
-    const uint64_t site_id =
-        locked ? GenSiteIdLocked(s, ts->gen, frame.site_index) : GenSiteId(ts, frame.site_index);
+    const uint64_t site_id = locked ? GenSiteIdLocked(s, ts->gen.get(), frame.site_index)
+                                    : GenSiteId(ts, frame.site_index);
     const uint64_t msg_id =
         frame.has_msg
             ? UniqueStringImpl(
@@ -112,7 +92,7 @@ void WriteRestatement(ThreadState* ts, bool locked) {
     dt = StampEvent(ts, &now);
     WriteEvent(ts, EventType::kRegionActive, {dt, site_id, msg_id, frame.enter_time});
   }
-  ts->pending_status = false;
+  ts->pending_status.set(false);
 }
 
 void OpenGenerationLocked(Session& s, uint64_t gen) {
@@ -122,7 +102,15 @@ void OpenGenerationLocked(Session& s, uint64_t gen) {
 
 void StartAdvancer(Session& s) {
   s.advancer_stop = false;
+  // The advancer blocks every signal it can: a signal meant for the program (SIGTERM, a
+  // timer) is then delivered to one of the program's threads, never to the thread that
+  // holds the recorder's locks.
+  sigset_t all;
+  sigset_t previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
   s.advancer = std::thread(AdvancerLoop);
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
 void StopAdvancer(Session& s) {
@@ -135,55 +123,55 @@ void StopAdvancer(Session& s) {
 }
 
 void AdvanceGeneration(bool final) {
+  std::lock_guard<std::mutex> advance_lock(GetSession().advance_mu);
+  AdvanceGenerationLocked(final);
+}
+
+void AdvanceGenerationLocked(bool final) {
   Session& s = GetSession();
-  std::lock_guard<std::mutex> advance_lock(s.advance_mu);
-  std::string frames;
-  uint64_t gen = 0;
+  GenerationFrames finished;
   {
     std::lock_guard<std::mutex> registry_lock(s.registry_mu);
     const uint64_t word = g_gen_word.load(std::memory_order_acquire);
     if ((word & kClosed) != 0) return;
-    gen = word >> 2;
-    g_gen_word.store(word | kAdvancing, std::memory_order_seq_cst);
-    FenceOtherThreads();
+    const uint64_t gen = word >> 2;
+    g_gen_word.store(word | kAdvancing, std::memory_order_relaxed);
+    HeavyFence();
     for (ThreadState* ts : s.threads) {
       while (ts->in_event.load(std::memory_order_acquire) != 0) sched_yield();
     }
     // Every thread is outside an event: the recorder owns all thread states now.
     std::lock_guard<std::mutex> output_lock(s.output_mu);
     std::lock_guard<std::mutex> tables_lock(s.tables_mu);
-    bool anything_new = !s.gen_frames.empty() || final;
+    // Ends the advance with `next` unless tracing was closed meanwhile (a fatal signal or
+    // a failed write): then it stays closed.
+    auto publish = [&](uint64_t next) {
+      uint64_t expected = word | kAdvancing;
+      g_gen_word.compare_exchange_strong(expected, next, std::memory_order_release,
+                                         std::memory_order_relaxed);
+      g_gen_word.notify_all();  // threads sleeping in CatchUpGeneration
+    };
+    bool anything_new = !s.filling.empty() || final;
     for (ThreadState* ts : s.threads) {
-      if (ts->pos != ts->restate_end || ts->batches_flushed != 0) anything_new = true;
+      if (ts->pos.get() != ts->restate_end.get() || ts->batches_flushed.get() != 0) {
+        anything_new = true;
+      }
     }
     if (!anything_new) {
-      g_gen_word.store(word, std::memory_order_release);
+      publish(word);
       return;
     }
-    for (ThreadState* ts : s.threads) {
-      AppendBatchLocked(s, ts);
-      AppendStringsLocked(s, ts);
-    }
+    for (ThreadState* ts : s.threads) MoveThreadBuffersLocked(s, ts);
     const uint64_t sid_id = InternLocked(s, gen, s.sid);
     const uint64_t name_id = s.has_cmd_name ? InternLocked(s, gen, s.cmd_name) : 0;
     const uint64_t hierarchy_id = s.has_cmd_name ? InternLocked(s, gen, s.hierarchy) : 0;
-    s.sites.MoveTo(&s.gen_frames, gen);
-    s.stacks.MoveTo(&s.gen_frames, gen);
-    s.strings.MoveTo(&s.gen_frames, gen);
-    const format::ClockSync sync = TakeClockSync();
-    const uint64_t sync_args[] = {gen,
-                                  sync.freq,
-                                  sync.trace_time,
-                                  sync.mono_ns,
-                                  sync.wall_sec,
-                                  sync.wall_nsec,
-                                  format::ZigzagEncode(sync.utc_offset_sec)};
-    format::AppendRecord(&s.gen_frames, EventType::kClockSync, sync_args).IgnoreError();
-    const uint64_t info_args[] = {gen, sid_id, s.pid, s.start_time, name_id, hierarchy_id};
-    format::AppendRecord(&s.gen_frames, EventType::kProcessInfo, info_args).IgnoreError();
-    const uint64_t end_args[] = {gen};
-    format::AppendRecord(&s.gen_frames, EventType::kEndOfGeneration, end_args).IgnoreError();
-    frames.swap(s.gen_frames);
+    s.sites.MoveTo(&s.filling, gen, s.pool);
+    s.stacks.MoveTo(&s.filling, gen, s.pool);
+    s.strings.MoveTo(&s.filling, gen, s.pool);
+    AppendClosingRecords(s, gen, sid_id, name_id, hierarchy_id);
+    finished = s.filling;
+    finished.gen = gen;
+    s.filling = GenerationFrames{};
 
     // Open the next generation.
     s.interned.clear();
@@ -192,23 +180,32 @@ void AdvanceGeneration(bool final) {
     s.next_string_id.store(1, std::memory_order_relaxed);
     const uint64_t new_gen = gen + 1;
     const uint64_t new_word = final ? kClosed : new_gen << 2;
+    s.filling.gen = new_gen;
     if (!final) {
       OpenGenerationLocked(s, new_gen);
       for (ThreadState* ts : s.threads) {
-        ts->gen = new_gen;
-        ts->gen_word = new_word;
-        ts->next_string_id = ts->string_id_limit = 0;
-        ts->pos = ts->body;
-        ts->base_time = ts->last_time;
-        ts->batches_flushed = 0;
+        ts->gen.set(new_gen);
+        ts->gen_word.set(new_word);
+        ts->next_string_id.set(0);
+        ts->string_id_limit.set(0);
+        ts->batches_flushed.set(0);
         WriteRestatement(ts, true);
-        ts->restate_end = ts->pos;
+        ts->restate_end.set(ts->pos.get());
       }
     }
-    g_gen_word.store(new_word, std::memory_order_release);
+    publish(new_word);
   }
-  // Compress and write with the threads running again.
-  WriteGeneration(s, gen, std::move(frames));
+  // Write with the threads running again, after making sure they have buffers to go on
+  // with while this thread writes.
+  if (!final && s.pool.WantsRefill() && s.refill_requested.exchange(false)) s.pool.Refill();
+  if (s.flight_ring.enabled()) {
+    s.writer.Keep(&finished, s.compress && !s.destination.is_datagram(), s.flight_ring, s.pool);
+    return;
+  }
+  if (!s.writer.Deliver(&finished, s.file_header, sizeof(s.file_header), s.compress, s.destination,
+                        s.pool)) {
+    StopTracingAfterWriteFailure();
+  }
 }
 
 }  // namespace tracewire::runtime

@@ -12,12 +12,17 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "absl/status/status.h"
 #include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "runtime/config_params.h"
+#include "format/constants.h"
+#include "format/file_header.h"
 #include "runtime/emit.h"
+#include "runtime/flight_recorder.h"
 #include "runtime/session.h"
+#include "runtime/settings_file.h"
 #include "runtime/sid.h"
 
 volatile int tw_enabled_flag = 0;
@@ -31,20 +36,6 @@ bool g_start_time_set = false;
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL,  SIGABRT,
                                  SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE};
 struct sigaction g_previous_actions[NSIG];
-
-bool ParseBool(const char* value, bool fallback) {
-  if (value == nullptr || *value == '\0') return fallback;
-  const std::string v = absl::AsciiStrToLower(value);
-  if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
-  if (v == "0" || v == "false" || v == "no" || v == "off") return false;
-  return fallback;
-}
-
-uint64_t ParseUint(const char* value, uint64_t fallback) {
-  uint64_t parsed;
-  if (value == nullptr || !absl::SimpleAtoi(value, &parsed) || parsed == 0) return fallback;
-  return parsed;
-}
 
 // Writes one event of `type` with no file on the calling thread (a "target-internal" site,
 // as git's atexit/signal/timer/counter events have).
@@ -111,23 +102,35 @@ void FinishThreadFigures(Session& s, ThreadState* ts) {
   MergeThreadFigures(s, ts);
 }
 
+// Forgets the calling thread's open regions (git unwinds them silently before atexit).
+// Inside an event: the advancer reads them to re-state the thread.
+void DropOpenRegions() {
+  if (ThreadState* ts = BeginEvent()) {
+    ts->regions.clear();
+    ts->msg_arena.clear();
+    EndEvent(ts);
+  }
+}
+
 void AtExitHandler() {
   Session& s = GetSession();
-  if (!tw_enabled_flag || s.forked_child) return;
+  if (!TW_ENABLED() || s.forked_child) return;
+  // No generation is cut on time from here to the last one: the regions dropped below
+  // must not be missing from a re-statement after a generation that ends with them open.
+  StopAdvancer(s);
+  StopFlightRecorder(s);
   ThreadState* ts = PeekCurrentThread();
   if (ts != nullptr) {
     FinishThreadFigures(s, ts);
-    // git unwinds the main thread's open regions silently before atexit.
-    ts->regions.clear();
-    ts->msg_arena.clear();
+    DropOpenRegions();
   }
   EmitTimers(s.timer_defs, s.timer_totals, s.num_timers, false, format::EventType::kTimer);
   EmitCounters(s.counter_defs, s.counter_totals, s.counter_used, s.num_counters, false,
                format::EventType::kCounter);
-  EmitInternal(format::EventType::kAtexit, nullptr, nullptr, {format::ZigzagEncode(s.exit_code)});
-  StopAdvancer(s);
+  EmitInternal(format::EventType::kAtexit, nullptr, nullptr,
+               {format::ZigzagEncode(s.exit_code.load(std::memory_order_relaxed))});
   AdvanceGeneration(/*final=*/true);
-  tw_enabled_flag = 0;
+  __atomic_store_n(&tw_enabled_flag, 0, __ATOMIC_RELAXED);
   s.destination.Close();
 }
 
@@ -135,7 +138,7 @@ void ForkChild() {
   // The child must not write the parent's buffers: it stops tracing and drops them.
   GetSession().forked_child = true;
   g_gen_word.store(kClosed);
-  tw_enabled_flag = 0;
+  __atomic_store_n(&tw_enabled_flag, 0, __ATOMIC_RELAXED);
 }
 
 void FatalSignalHandler(int signo) {
@@ -162,19 +165,6 @@ void InstallSignalHandlers() {
 
 }  // namespace
 
-tw_settings SettingsFromEnvironment() {
-  tw_settings settings{};
-  settings.target = getenv("TRACEWIRE");
-  settings.app_version = getenv("TRACEWIRE_APP_VERSION");
-  settings.generation_ms = ParseUint(getenv("TRACEWIRE_GENERATION_MS"), 0);
-  settings.generation_bytes = ParseUint(getenv("TRACEWIRE_GENERATION_BYTES"), 0);
-  settings.compress = ParseBool(getenv("TRACEWIRE_COMPRESS"), false);
-  settings.no_redact = !ParseBool(getenv("TRACEWIRE_REDACT"), true);
-  settings.stack_events = getenv("TRACEWIRE_STACKS");
-  settings.max_files = static_cast<int>(ParseUint(getenv("TRACEWIRE_MAX_FILES"), 0));
-  return settings;
-}
-
 int Initialize(const tw_settings& settings, const char* file, int line, bool from_environment) {
   Session& s = GetSession();
   InitClock();
@@ -182,7 +172,7 @@ int Initialize(const tw_settings& settings, const char* file, int line, bool fro
     s.start_time = ReadTicks();
     g_start_time_set = true;
   }
-  if (g_initialized) return tw_enabled_flag ? 0 : -1;
+  if (g_initialized) return TW_ENABLED() ? 0 : -1;
   g_initialized = true;
 
   const char* value = settings.target == nullptr ? "" : settings.target;
@@ -193,6 +183,15 @@ int Initialize(const tw_settings& settings, const char* file, int line, bool fro
     return -1;
   }
   if (target->kind == TargetSpec::Kind::kDisabled) return -1;
+  if (IsTerminalTarget(*target)) {
+    // Once per process tree: the children of a warned process stay quiet.
+    if (getenv(kTerminalWarnedVariable) == nullptr) {
+      fputs(TerminalTargetWarning(from_environment ? "TRACEWIRE" : "target", value).c_str(),
+            stderr);
+      setenv(kTerminalWarnedVariable, "1", 1);
+    }
+    return -1;
+  }
 
   char hostname[256] = {};
   if (gethostname(hostname, sizeof(hostname) - 1) != 0) hostname[0] = '\0';
@@ -201,49 +200,85 @@ int Initialize(const tw_settings& settings, const char* file, int line, bool fro
   const char* parent = getenv("TRACEWIRE_PARENT_SID");
   s.sid = FullSid(parent == nullptr ? "" : parent, own);
 
+  if (settings.generation_ms != 0) s.generation_ms = settings.generation_ms;
+  if (settings.generation_bytes != 0) s.generation_bytes = settings.generation_bytes;
+  if (from_environment) {
+    // A flight recorder asked for but misspelt must not stream everything to the target.
+    const char* flight = getenv("TRACEWIRE_FLIGHT_RECORDER");
+    if (flight != nullptr && *flight != '\0' && settings.flight_recorder_bytes == 0) {
+      fprintf(stderr, "warning: tracewire: unknown value for 'TRACEWIRE_FLIGHT_RECORDER': '%s'\n",
+              flight);
+      return -1;
+    }
+    const char* signal_name = getenv("TRACEWIRE_FLIGHT_SIGNAL");
+    if (signal_name != nullptr && *signal_name != '\0' && settings.flight_signal == 0) {
+      fprintf(stderr, "warning: tracewire: unknown value for 'TRACEWIRE_FLIGHT_SIGNAL': '%s'\n",
+              signal_name);
+    }
+  }
+  if (!ConfigureFlightRecorder(s, settings)) {
+    fprintf(stderr, "warning: tracewire: could not map the flight recorder's %llu bytes\n",
+            static_cast<unsigned long long>(settings.flight_recorder_bytes));
+    return -1;
+  }
   bool too_many_files = false;
-  if (absl::Status status = s.destination.Open(*target, own, settings.max_files, &too_many_files);
+  s.write_timeout_ms =
+      settings.write_timeout_ms > 0 ? settings.write_timeout_ms : Destination::kDefaultTimeoutMs;
+  if (absl::Status status =
+          s.destination.Open(*target, own, settings.max_files, &too_many_files, s.write_timeout_ms);
       !status.ok()) {
-    const char* debug = getenv("TRACEWIRE_DST_DEBUG");
-    if (debug != nullptr && atoi(debug) > 0) {
+    // As git does, a destination that cannot be opened is silent unless asked; one that
+    // did not answer in time (a FIFO nobody reads, a listener that never accepts) warns.
+    const char* debug = Setting("TRACEWIRE_DST_DEBUG");
+    if (absl::IsDeadlineExceeded(status)) {
+      fprintf(stderr, "warning: tracewire: %s; tracing is off\n",
+              std::string(status.message()).c_str());
+    } else if (debug != nullptr && atoi(debug) > 0) {
       fprintf(stderr, "warning: tracewire: could not open '%s': %s\n", value,
               std::string(status.message()).c_str());
     }
     return -1;
   }
+  const std::string header = format::EncodeFileHeader(
+      format::kFormatVersion,
+      s.flight_ring.enabled() ? format::kFileFlagFlightRecorderDump : uint32_t{0});
+  memcpy(s.file_header, header.data(), std::min(header.size(), sizeof(s.file_header)));
   setenv("TRACEWIRE_PARENT_SID", s.sid.c_str(), 1);
 
-  if (settings.generation_ms != 0) s.generation_ms = settings.generation_ms;
-  if (settings.generation_bytes != 0) s.generation_bytes = settings.generation_bytes;
   s.compress = settings.compress != 0;
   s.redact = settings.no_redact == 0;
   if (settings.stack_events != nullptr) {
     for (absl::string_view name : absl::StrSplit(settings.stack_events, ',', absl::SkipEmpty())) {
-      for (const format::EventSpec& spec : format::AllSpecs()) {
-        if (spec.timed && spec.name == absl::StripAsciiWhitespace(name)) {
-          const unsigned t = static_cast<unsigned>(spec.type);
-          g_stack_event_mask[t >> 6] |= uint64_t{1} << (t & 63);
-        }
+      const format::EventSpec* spec =
+          format::LookupSpecByName(absl::StripAsciiWhitespace(name));
+      if (spec != nullptr && spec->timed) {
+        const unsigned t = static_cast<unsigned>(spec->type);
+        g_stack_event_mask[t >> 6] |= uint64_t{1} << (t & 63);
       }
     }
     void* warm[1];
     backtrace(warm, 1);  // loads the unwinder now, not inside an event
   }
-  g_need_fence = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0;
+  g_need_fence.store(syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0,
+                     std::memory_order_relaxed);
 
   s.signal_site_index = s.site_registry.Intern(MakeSite(nullptr, 0, nullptr, nullptr, -1));
   {
-    std::lock_guard<std::mutex> lock(s.tables_mu);
+    std::lock_guard<std::mutex> output_lock(s.output_mu);
+    std::lock_guard<std::mutex> tables_lock(s.tables_mu);
+    s.filling.gen = 1;
     OpenGenerationLocked(s, 1);
   }
   g_gen_word.store(uint64_t{1} << 2, std::memory_order_release);
   if (AttachThread("main", /*is_main=*/true, /*pending_status=*/true) == nullptr) return -1;
-  tw_enabled_flag = 1;
+  __atomic_store_n(&tw_enabled_flag, 1, __ATOMIC_RELAXED);
+  ConfigureReporting(settings);
 
   pthread_atfork(nullptr, nullptr, ForkChild);
   atexit(AtExitHandler);
   InstallSignalHandlers();
   StartAdvancer(s);
+  StartFlightRecorder(s);
 
   const char* version = settings.app_version != nullptr ? settings.app_version : "0";
   if (ThreadState* ts = BeginEvent()) {
@@ -260,11 +295,18 @@ void DetachCurrentThread(bool emit_exit_events, const char* file, int line) {
   Session& s = GetSession();
   ThreadState* ts = PeekCurrentThread();
   if (ts == nullptr) return;
+  if (s.forked_child) {
+    // After fork() the recorder's locks may be held by threads that do not exist here.
+    ClearCurrentThread();
+    return;
+  }
   if (emit_exit_events) {
     FinishThreadFigures(s, ts);
-    ts->regions.clear();  // git unwinds the thread's regions silently
-    ts->msg_arena.clear();
     if (ThreadState* e = BeginEvent()) {
+      // git unwinds the thread's regions silently; in the same event as thread_exit, so no
+      // generation is cut between the two.
+      e->regions.clear();
+      e->msg_arena.clear();
       WriteTimed(e, format::EventType::kThreadExit, SiteFor(e, file, line), {});
       EndEvent(e);
     }
@@ -282,6 +324,8 @@ void DetachCurrentThread(bool emit_exit_events, const char* file, int line) {
     auto& threads = s.threads;
     threads.erase(std::remove(threads.begin(), threads.end(), ts), threads.end());
   }
+  s.pool.Give(ts->batch.get());
+  s.pool.Give(ts->strings.get());
   ClearCurrentThread();
   delete ts;
 }

@@ -3,7 +3,7 @@
 #ifndef TRACEWIRE_RUNTIME_LIFECYCLE_H_
 #define TRACEWIRE_RUNTIME_LIFECYCLE_H_
 
-#include "runtime/tracewire.h"
+#include "tracewire/tracewire.h"
 
 namespace tracewire::runtime {
 
@@ -13,9 +13,6 @@ int Initialize(const tw_settings& settings, const char* file, int line, bool war
 
 // Records the process start time (t_abs origin) if not yet recorded.
 void MarkStartTime();
-
-// Reads the TRACEWIRE_* environment into settings (strings point into the environment).
-tw_settings SettingsFromEnvironment();
 
 }  // namespace tracewire::runtime
 

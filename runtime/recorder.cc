@@ -1,33 +1,22 @@
 #include "runtime/recorder.h"
 
-#include <dlfcn.h>
-#include <execinfo.h>
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <zstd.h>
 
-#include <condition_variable>
-#include <cstdio>
-#include <cstring>
-#include <map>
+#include <algorithm>
 #include <mutex>
-#include <thread>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
-#include "format/file_header.h"
-#include "format/generation_encoder.h"
-#include "format/record_encoder.h"
+#include "runtime/generation_frames.h"
 #include "runtime/session.h"
 #include "runtime/site_registry.h"
-#include "runtime/target.h"
 
 namespace tracewire::runtime {
 
 std::atomic<uint64_t> g_gen_word{kClosed};
-bool g_need_fence = false;
+std::atomic<bool> g_need_fence{false};
 uint64_t g_stack_event_mask[4] = {};
 
 constinit thread_local ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
@@ -51,42 +40,67 @@ struct ThreadGuard {
 };
 thread_local ThreadGuard t_guard;
 
-void AppendEventBatchHeader(std::string* out, const ThreadState& ts, size_t body_size) {
-  out->push_back(static_cast<char>(EventType::kEventBatch));
-  format::AppendUvarint(out, ts.gen);
-  format::AppendUvarint(out, ts.thread_id);
-  format::AppendUvarint(out, ts.base_time);
-  format::AppendUvarint(out, body_size);
+}  // namespace
+
+size_t EncodeBatchHeader(uint8_t* out, const ThreadState& ts, size_t body_size) {
+  return EncodeSmallRecord(out, EventType::kEventBatch,
+                           {ts.gen.get(), ts.thread_id, ts.base_time.get(), body_size});
+}
+
+namespace {
+
+// Seals the thread's batch (header before its events) in its buffer.
+void SealBatch(ThreadState* ts) {
+  const size_t size = ts->pos.get() - BatchBody(ts);
+  uint8_t header[kBatchHeaderReserve];
+  const size_t n = EncodeBatchHeader(header, *ts, size);
+  SealFrame(ts->batch.get(), kBatchHeaderReserve, header, n, size);
+}
+
+// Points the thread's write position at its (new or emptied) batch buffer.
+void ResetBatch(ThreadState* ts) {
+  uint8_t* body = BatchBody(ts);
+  ts->pos.publish(body);
+  ts->limit.set(body + kBodyCapacity - kMaxEventSize);
+  ts->base_time.set(ts->last_time.get());
+}
+
+// Seals the thread's string records into their string_batch frame.
+void SealStrings(ThreadState* ts, size_t size) {
+  uint8_t header[kTableHeaderReserve];
+  const size_t n = EncodeSmallRecord(header, EventType::kStringBatch, {ts->gen.get(), size});
+  SealFrame(ts->strings.get(), kTableHeaderReserve, header, n, size);
 }
 
 }  // namespace
 
-// Moves the thread's batch into the generation. Requires output_mu.
+// Hands the thread's full batch to the generation and gives it a fresh buffer. Requires
+// output_mu.
 void AppendBatchLocked(Session& s, ThreadState* ts) {
-  const size_t size = ts->pos - ts->body;
-  if (size == 0) return;
-  AppendEventBatchHeader(&s.gen_frames, *ts, size);
-  s.gen_frames.append(reinterpret_cast<const char*>(ts->body), size);
-  ts->pos = ts->body;
-  ts->base_time = ts->last_time;
-  ++ts->batches_flushed;
+  if (ts->pos.get() == BatchBody(ts)) return;
+  SealBatch(ts);
+  s.filling.AppendBuffer(ts->batch.get());
+  ts->batch.set(s.pool.Take());
+  ResetBatch(ts);
+  ts->batches_flushed.set(ts->batches_flushed.get() + 1);
 }
 
 // Moves the thread's string records into the generation. Requires output_mu.
 void AppendStringsLocked(Session& s, ThreadState* ts) {
   const size_t size = ts->strings_size.load(std::memory_order_relaxed);
   if (size == 0) return;
-  s.gen_frames.push_back(static_cast<char>(EventType::kStringBatch));
-  format::AppendUvarint(&s.gen_frames, ts->gen);
-  format::AppendUvarint(&s.gen_frames, size);
-  s.gen_frames.append(reinterpret_cast<const char*>(ts->strings), size);
+  SealStrings(ts, size);
+  Buffer* strings = ts->strings.get();
+  s.filling.MoveFrame(&strings, s.pool);
+  ts->strings.set(strings);
   ts->strings_size.store(0, std::memory_order_release);
 }
 
 void MaybeRequestAdvance(Session& s) {
-  if (s.gen_frames.size() >= s.generation_bytes && !s.advance_requested.exchange(true)) {
+  if (s.filling.bytes() >= s.generation_bytes && !s.advance_requested.exchange(true)) {
     s.advancer_cv.notify_one();
   }
+  if (s.pool.WantsRefill() && !s.refill_requested.exchange(true)) s.advancer_cv.notify_one();
 }
 
 ThreadState* AttachThread(absl::string_view name, bool is_main, bool pending_status) {
@@ -95,15 +109,14 @@ ThreadState* AttachThread(absl::string_view name, bool is_main, bool pending_sta
   ts->regions.reserve(32);
   ts->msg_arena.reserve(1024);
   ts->scratch.reserve(256);
-  ts->pos = ts->body;
-  ts->limit = ts->body + kBodyCapacity - kMaxEventSize;
-  ts->restate_end = ts->body;
   std::lock_guard<std::mutex> lock(s.registry_mu);
   const uint64_t word = g_gen_word.load(std::memory_order_acquire);
   if ((word & kClosed) != 0) {
     delete ts;
     return nullptr;
   }
+  ts->batch.set(s.pool.Take());
+  ts->strings.set(s.pool.Take());
   ts->is_main = is_main;
   ts->thread_id = is_main ? 0 : s.next_thread_number++;
   if (is_main) {
@@ -114,12 +127,13 @@ ThreadState* AttachThread(absl::string_view name, bool is_main, bool pending_sta
     if (ts->name.size() > 24) ts->name.resize(24);  // git's TR2_MAX_THREAD_NAME
     ts->start_time = ReadTicks();
   }
-  ts->last_time = std::max(ReadTicks(), ts->start_time);
-  ts->base_time = ts->last_time;
-  ts->gen = word >> 2;
-  ts->pending_status = pending_status;
+  ts->last_time.set(std::max(ReadTicks(), ts->start_time));
+  ResetBatch(ts);
+  ts->restate_end.set(ts->pos.get());
+  ts->gen.set(word >> 2);
+  ts->pending_status.set(pending_status);
   // A pending thread_status is written by the slow path of its first event.
-  ts->gen_word = pending_status ? 0 : word;
+  ts->gen_word.set(pending_status ? 0 : word);
   s.threads.push_back(ts);
   t_state = ts;
   return ts;
@@ -130,8 +144,22 @@ ThreadState* PeekCurrentThread() { return t_state; }
 void ClearCurrentThread() { t_state = nullptr; }
 
 void MoveThreadBuffersLocked(Session& s, ThreadState* ts) {
-  AppendBatchLocked(s, ts);
+  if (ts->pos.get() != BatchBody(ts)) {
+    SealBatch(ts);
+    Buffer* batch = ts->batch.get();
+    s.filling.MoveFrame(&batch, s.pool);
+    ts->batch.set(batch);
+    ResetBatch(ts);
+    ts->batches_flushed.set(ts->batches_flushed.get() + 1);
+  }
   AppendStringsLocked(s, ts);
+}
+
+void HeavyFence() {
+  if (!g_need_fence.load(std::memory_order_relaxed)) {
+    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+  }
+  FullFence();
 }
 
 ThreadState* AttachUnknownThread() {
@@ -144,17 +172,26 @@ bool CatchUpGeneration(ThreadState* ts) {
     const uint64_t word = g_gen_word.load(std::memory_order_acquire);
     if ((word & kClosed) != 0) return false;
     if ((word & kAdvancing) != 0) {
+      // Outside an event while the advance runs: yield a little, then sleep until the
+      // advancer publishes (a thread waiting here must not burn CPU while the advancer
+      // waits for one).
       ts->in_event.store(0, std::memory_order_release);
-      while ((g_gen_word.load(std::memory_order_acquire) & kAdvancing) != 0) sched_yield();
+      for (int spins = 0; (g_gen_word.load(std::memory_order_acquire) & kAdvancing) != 0; ++spins) {
+        if (spins < 64) {
+          sched_yield();
+        } else {
+          g_gen_word.wait(word, std::memory_order_acquire);
+        }
+      }
       ts->in_event.store(1, std::memory_order_relaxed);
-      std::atomic_thread_fence(std::memory_order_seq_cst);
+      LightFence();
       continue;
     }
-    if (word != ts->gen_word) {
+    if (word != ts->gen_word.get()) {
       // Only a newly attached thread gets here: its status is written by itself.
-      ts->gen = word >> 2;
-      ts->gen_word = word;
-      if (ts->pending_status) WriteRestatement(ts, false);
+      ts->gen.set(word >> 2);
+      ts->gen_word.set(word);
+      if (ts->pending_status.get()) WriteRestatement(ts, false);
     }
     return true;
   }
@@ -167,7 +204,7 @@ void FlushBatch(ThreadState* ts) {
   MaybeRequestAdvance(s);
 }
 
-void SetExitCode(int code) { GetSession().exit_code = code; }
+void SetExitCode(int code) { GetSession().exit_code.store(code, std::memory_order_relaxed); }
 
 void NameCurrentThread(ThreadState* ts, absl::string_view base_name) {
   ts->name = absl::StrFormat("th%02d:%s", ts->thread_id, base_name);

@@ -3,19 +3,31 @@
 //
 // Concurrency protocol (docs/api.md "How recording works"):
 // - Each thread writes events into its own ThreadState without locks. While writing it
-//   holds `in_event` = 1 (a plain store; an asymmetric fence, membarrier(2), on the advancing
-//   side makes this safe without a fence per event).
+//   holds `in_event` = 1: a relaxed store, a compiler barrier (LightFence), then an acquire
+//   load of g_gen_word; EndEvent releases `in_event`. On x86-64 all of these are plain
+//   moves.
 // - g_gen_word = generation << 2 | kAdvancing | kClosed. A thread whose cached word differs
 //   takes the slow path: it waits while an advance runs, and drops events once closed.
-// - The advancer sets kAdvancing, fences, waits until no thread is inside an event, then
-//   owns every ThreadState: it moves their batches into the finished generation, re-states
-//   each live thread (thread_status, region_active) in the new one, clears kAdvancing, and
-//   compresses/writes the finished generation with the threads running again.
+// - The advancer stores kAdvancing and runs HeavyFence (membarrier(2): a full barrier on
+//   every thread of the process, so each thread either sees kAdvancing or has its
+//   in_event = 1 visible; with a compiler barrier on the thread's side this is the
+//   asymmetric form of a pair of sequentially consistent fences), then waits with acquire
+//   loads until no thread is inside an event. It then owns every ThreadState: it moves
+//   their batches into the finished generation, re-states each live thread
+//   (thread_status, region_active) in the new one, publishes the new word with a release
+//   store, and writes the finished generation with the threads running again.
+// - Happens-before therefore always runs through atomics that ThreadSanitizer models (the
+//   release of in_event to the advancer's acquire, the release of g_gen_word to the
+//   thread's acquire); membarrier only excludes the store-load reordering TSan does not
+//   check. Every word the switch writes and the fast path reads is an atomic (SharedWord,
+//   relaxed: the same plain moves); the batch bytes and the thread's cold state (name,
+//   open regions) are handed over by the handshake.
 #ifndef TRACEWIRE_RUNTIME_RECORDER_H_
 #define TRACEWIRE_RUNTIME_RECORDER_H_
 
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -23,23 +35,70 @@
 #include "format/constants.h"
 #include "format/event_spec.h"
 #include "format/varint.h"
+#include "runtime/buffer_pool.h"
 #include "runtime/clock.h"
 #include "runtime/site_cache.h"
 #include "runtime/site_registry.h"
-#include "runtime/tracewire.h"
+#include "tracewire/tracewire.h"
 
 namespace tracewire::runtime {
 
 inline constexpr uint64_t kAdvancing = 1;
 inline constexpr uint64_t kClosed = 2;
 inline constexpr size_t kMaxEventSize = 1 + format::kMaxArgs * format::kMaxVarintSize;
-inline constexpr size_t kBodyCapacity = format::kMaxBatchSize - format::kMaxBatchHeaderSize;
-inline constexpr size_t kStringCapacity = format::kMaxBatchSize - (1 + 2 * format::kMaxVarintSize);
+// A batch buffer: room for the event_batch header, then the events.
+inline constexpr size_t kBatchHeaderReserve = format::kMaxBatchHeaderSize;
+inline constexpr size_t kBodyCapacity = kBufferSize - kBatchHeaderReserve;
+// A string or table batch buffer: room for its header (type, generation, size), then records.
+inline constexpr size_t kTableHeaderReserve = 1 + 2 * format::kMaxVarintSize;
+inline constexpr size_t kStringCapacity = kBufferSize - kTableHeaderReserve;
 inline constexpr int kMaxTimers = 64;
 inline constexpr int kMaxCounters = 64;
 
 extern std::atomic<uint64_t> g_gen_word;
-extern bool g_need_fence;
+// True when membarrier(2) is unavailable: both sides then use full fences.
+extern std::atomic<bool> g_need_fence;
+
+// A full memory fence. ThreadSanitizer does not model fences (and GCC warns about them
+// under it), so there it is a sequentially consistent read-modify-write, a full barrier
+// all the same.
+inline void FullFence() {
+#if defined(__SANITIZE_THREAD__)
+  static std::atomic<int> fence_word{0};
+  fence_word.fetch_add(0, std::memory_order_seq_cst);
+#else
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+}
+
+// The recording side of the handshake, between the store to in_event and the load of
+// g_gen_word: a compiler barrier, paired with the advancer's HeavyFence; a full fence when
+// membarrier(2) is unavailable.
+inline void LightFence() {
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (__builtin_expect(g_need_fence.load(std::memory_order_relaxed), 0)) FullFence();
+}
+
+// The switching side: a full memory barrier on every thread of the process
+// (membarrier(2) PRIVATE_EXPEDITED), then a full fence on the calling thread.
+// Async-signal-safe.
+void HeavyFence();
+
+// A word shared by a recording thread and the generation switch: a relaxed atomic, which
+// compiles to the same plain load or store on x86-64.
+template <typename T>
+class SharedWord {
+ public:
+  SharedWord() = default;
+  explicit SharedWord(T value) : value_(value) {}
+  T get() const { return value_.load(std::memory_order_relaxed); }
+  void set(T value) { value_.store(value, std::memory_order_relaxed); }
+  // A store that also publishes the writes before it (to an acquire load of this word).
+  void publish(T value) { value_.store(value, std::memory_order_release); }
+
+ private:
+  std::atomic<T> value_{};
+};
 
 // An open region of a thread: its site index and message (in the thread's msg arena).
 struct RegionFrame {
@@ -60,38 +119,60 @@ struct TimerState {
   uint64_t max = 0;
 };
 
-// Everything one thread records into. Owned by the recorder's thread list.
-struct ThreadState {
-  // Hot fields first.
+// Everything one thread records into. Owned by the recorder's thread list. Aligned to a
+// cache line so that two threads' hot words never share one.
+struct alignas(64) ThreadState {
+  // The handshake and the words both the fast path and the generation switch use.
   std::atomic<uint32_t> in_event{0};
-  uint64_t gen_word = 0;  // g_gen_word value this state is current for
-  uint8_t* pos = nullptr;
-  uint8_t* limit = nullptr;  // flush before writing an event when pos > limit
-  uint64_t last_time = 0;
-  uint64_t gen = 0;
-  uint64_t base_time = 0;
-  uint64_t next_string_id = 0;  // per-thread block of string IDs
-  uint64_t string_id_limit = 0;
+  SharedWord<uint64_t> gen_word;  // g_gen_word value this state is current for
+  SharedWord<uint8_t*> pos;       // end of the last whole event (published per event)
+  SharedWord<uint8_t*> limit;     // flush before writing an event when pos > limit
+  SharedWord<uint64_t> last_time;
+  SharedWord<uint64_t> gen;
+  SharedWord<uint64_t> base_time;
+  SharedWord<uint64_t> next_string_id;  // per-thread block of string IDs
+  SharedWord<uint64_t> string_id_limit;
+  SharedWord<Buffer*> batch;    // the event batch: events from batch->data + kBatchHeaderReserve
+  SharedWord<Buffer*> strings;  // string records from strings->data + kTableHeaderReserve
+  // String records waiting for a string_batch; committed bytes end at strings_size.
+  std::atomic<size_t> strings_size{0};
+  SharedWord<uint8_t*> restate_end;      // pos right after the generation's re-statement
+  SharedWord<uint64_t> batches_flushed;  // batches moved into the current generation
+  SharedWord<bool> pending_status;       // thread_status not yet written for this thread
+  // Set at attach, then constant.
   uint64_t thread_id = 0;
   bool is_main = false;
-  bool named = false;
+  // Written by the thread inside events only (the switch reads them while it owns the
+  // state).
   uint64_t start_time = 0;
   std::string name;
   std::vector<RegionFrame> regions;
   std::string msg_arena;
-  bool pending_status = false;     // thread_status not yet written for this thread
-  uint8_t* restate_end = nullptr;  // pos right after the generation's re-statement
-  uint64_t batches_flushed = 0;    // batches moved into the current generation
-  // String records waiting for a string_batch; committed bytes end at strings_size.
-  std::atomic<size_t> strings_size{0};
+  // The thread's alone.
   std::string scratch;          // reusable formatting buffer
   SiteContentCache site_cache;  // content-keyed site lookups (strings that may change)
   TimerState timers[kMaxTimers];
   uint64_t counters[kMaxCounters] = {};
   bool counter_used[kMaxCounters] = {};
-  uint8_t body[kBodyCapacity];
-  uint8_t strings[kStringCapacity];
 };
+
+// The first byte of the thread's batch body and of its string records.
+inline uint8_t* BatchBody(const ThreadState* ts) {
+  return ts->batch.get()->data + kBatchHeaderReserve;
+}
+inline uint8_t* StringRecords(const ThreadState* ts) {
+  return ts->strings.get()->data + kTableHeaderReserve;
+}
+
+// Encodes a small record (type byte and varints) into `out`; returns its size.
+// Async-signal-safe.
+inline size_t EncodeSmallRecord(uint8_t* out, format::EventType type,
+                                std::initializer_list<uint64_t> args) {
+  uint8_t* p = out;
+  *p++ = static_cast<uint8_t>(type);
+  for (uint64_t arg : args) p = format::PutUvarint(p, arg);
+  return p - out;
+}
 
 // The calling thread's state (nullptr until attached).
 extern thread_local constinit ThreadState* t_state __attribute__((tls_model("initial-exec")));
@@ -119,7 +200,8 @@ ThreadState* AttachThread(absl::string_view name, bool is_main, bool pending_sta
 // Slow path of BeginEvent: the generation changed or tracing closed. Returns false to drop.
 bool CatchUpGeneration(ThreadState* ts);
 
-// Moves a full batch into the generation (slow path, takes the output mutex).
+// Moves a full batch into the generation and takes a fresh buffer (slow path, takes the
+// output mutex).
 void FlushBatch(ThreadState* ts);
 
 // Starts writing an event on the calling thread; nullptr means drop it.
@@ -128,15 +210,14 @@ inline ThreadState* BeginEvent() {
   if (ts == nullptr) return nullptr;
   if (ts->in_event.load(std::memory_order_relaxed) != 0) return nullptr;  // signal re-entry
   ts->in_event.store(1, std::memory_order_relaxed);
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  if (__builtin_expect(g_need_fence, 0)) std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (__builtin_expect(g_gen_word.load(std::memory_order_relaxed) != ts->gen_word, 0)) {
+  LightFence();
+  if (__builtin_expect(g_gen_word.load(std::memory_order_acquire) != ts->gen_word.get(), 0)) {
     if (!CatchUpGeneration(ts)) {
       ts->in_event.store(0, std::memory_order_release);
       return nullptr;
     }
   }
-  if (__builtin_expect(ts->pos > ts->limit, 0)) FlushBatch(ts);
+  if (__builtin_expect(ts->pos.get() > ts->limit.get(), 0)) FlushBatch(ts);
   return ts;
 }
 
@@ -146,20 +227,20 @@ inline void EndEvent(ThreadState* ts) { ts->in_event.store(0, std::memory_order_
 // Reads the clock and returns the delta from the thread's previous event (>= 1).
 inline uint64_t StampEvent(ThreadState* ts, uint64_t* now_out) {
   uint64_t now = ReadTicks();
-  if (__builtin_expect(now <= ts->last_time, 0)) now = ts->last_time + 1;
-  const uint64_t dt = now - ts->last_time;
-  ts->last_time = now;
+  const uint64_t last = ts->last_time.get();
+  if (__builtin_expect(now <= last, 0)) now = last + 1;
+  ts->last_time.set(now);
   *now_out = now;
-  return dt;
+  return now - last;
 }
 
 // Appends one event (type byte and varints) at ts->pos. Requires BeginEvent.
 inline void WriteEvent(ThreadState* ts, format::EventType type,
                        std::initializer_list<uint64_t> args) {
-  uint8_t* p = ts->pos;
+  uint8_t* p = ts->pos.get();
   *p++ = static_cast<uint8_t>(type);
   for (uint64_t arg : args) p = format::PutUvarint(p, arg);
-  ts->pos = p;
+  ts->pos.publish(p);
 }
 
 // The site registry (process lifetime); set before tracing is enabled.
@@ -192,7 +273,7 @@ inline uint32_t SiteIndexForCallsite(tw_callsite* callsite, const char* file, in
 // The site ID of registry entry `index` in the thread's generation (interning on a miss).
 inline uint64_t GenSiteId(ThreadState* ts, uint32_t index) {
   const uint64_t word = g_site_registry->Get(index).gen_id.load(std::memory_order_acquire);
-  if (__builtin_expect(word != 0 && (word >> 32) == (ts->gen & 0xffffffffu), 1)) {
+  if (__builtin_expect(word != 0 && (word >> 32) == (ts->gen.get() & 0xffffffffu), 1)) {
     return word & 0xffffffffu;
   }
   return GenSiteIdSlow(ts, index);
@@ -220,8 +301,11 @@ Session& GetSession();
 // Requires tables_mu.
 void OpenGenerationLocked(Session& s, uint64_t gen);
 
-// Closes the current generation and writes it; with `final`, tracing stops afterwards.
+// Closes the current generation and writes it (or keeps it in the flight recorder's
+// ring); with `final`, tracing stops afterwards.
 void AdvanceGeneration(bool final);
+// The same with advance_mu held by the caller.
+void AdvanceGenerationLocked(bool final);
 
 // Called from fatal signal handlers: records `signal` and writes what is buffered.
 void EmergencyFlush(int signo);

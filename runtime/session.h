@@ -11,8 +11,13 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "format/constants.h"
 #include "format/event_spec.h"
 #include "format/varint.h"
+#include "runtime/buffer_pool.h"
+#include "runtime/flight_ring.h"
+#include "runtime/generation_frames.h"
+#include "runtime/generation_writer.h"
 #include "runtime/recorder.h"
 #include "runtime/site_registry.h"
 #include "runtime/target.h"
@@ -21,36 +26,23 @@ namespace tracewire::runtime {
 
 using format::EventType;
 
-// A table kind's records: the open batch body and the finished batches.
+// A table kind's records of the current generation: the open batch and the sealed ones,
+// in pooled buffers. Requires tables_mu.
 struct TableBuffer {
   EventType batch_type;
-  std::string body;
-  std::vector<std::string> batches;
+  Buffer* open = nullptr;  // records from open->data + kTableHeaderReserve
+  size_t body_size = 0;
+  BufferList sealed;
 
   explicit TableBuffer(EventType type) : batch_type(type) {}
 
-  // Appends a record (already encoded), closing the open batch first if it would overflow.
-  void Append(absl::string_view record, uint64_t gen) {
-    const size_t header =
-        1 + format::UvarintSize(gen) + format::UvarintSize(body.size() + record.size());
-    if (!body.empty() && header + body.size() + record.size() > format::kMaxBatchSize) Close(gen);
-    body.append(record.data(), record.size());
-  }
-  void Close(uint64_t gen) {
-    if (body.empty()) return;
-    std::string batch;
-    batch.push_back(static_cast<char>(batch_type));
-    format::AppendUvarint(&batch, gen);
-    format::AppendUvarint(&batch, body.size());
-    batch.append(body);
-    batches.push_back(std::move(batch));
-    body.clear();
-  }
-  void MoveTo(std::string* out, uint64_t gen) {
-    Close(gen);
-    for (const std::string& b : batches) out->append(b);
-    batches.clear();
-  }
+  // Appends a record (already encoded, at most kStringCapacity bytes), sealing the open
+  // batch first if it would overflow.
+  void Append(absl::string_view record, uint64_t gen, BufferPool& pool);
+  // Seals the open batch (header before its records) into `sealed`.
+  void Seal(uint64_t gen);
+  // Moves every batch into `frames`.
+  void MoveTo(GenerationFrames* frames, uint64_t gen, BufferPool& pool);
 };
 
 struct TimerDefinition {
@@ -65,9 +57,14 @@ struct Session {
   std::vector<ThreadState*> threads;
   int next_thread_number = 1;
 
-  // The generation being filled.
+  // Buffers of every kind, recycled.
+  BufferPool pool;
+  std::atomic<bool> refill_requested{false};
+
+  // The generation being filled (its frames so far; the threads' open batches and the
+  // tables join it at the advance).
   std::mutex output_mu;
-  std::string gen_frames;
+  GenerationFrames filling;
 
   // Per-generation tables.
   std::mutex tables_mu;
@@ -85,10 +82,14 @@ struct Session {
   SiteRegistry site_registry;
   uint32_t signal_site_index = 0;  // pre-registered: the signal handler cannot allocate
 
-  // Output.
+  // Output. advance_mu serialises advances and the writes of finished generations.
   std::mutex advance_mu;
   Destination destination;
+  GenerationWriter writer;
+  uint8_t file_header[format::kFileHeaderSize] = {};  // precomputed: the signal path
+                                                      // cannot allocate
   bool compress = false;
+  int write_timeout_ms = Destination::kDefaultTimeoutMs;
   uint64_t generation_ms = 1000;
   uint64_t generation_bytes = 8u << 20;
   std::thread advancer;
@@ -97,6 +98,19 @@ struct Session {
   bool advancer_stop = false;
   std::atomic<bool> advance_requested{false};
 
+  // Flight-recorder mode (flight_ring enabled): finished generations are kept in the ring
+  // (requires advance_mu) and written only by dumps.
+  FlightRing flight_ring;
+  uint64_t flight_dumped_gen = 0;  // the newest generation a dump wrote (stream targets)
+  std::atomic<uint64_t> flight_dumps{0};
+  int flight_signal = 0;
+  bool flight_on_error = false;
+  std::atomic<bool> flight_error_seen{false};
+  int flight_wake_fd = -1;  // eventfd the dump thread waits on
+  std::thread flight_dumper;
+  std::atomic<bool> flight_dumper_stop{false};
+  std::atomic<bool> flight_dump_pending{false};
+
   // Identity.
   std::string sid;
   uint64_t pid = 0;
@@ -104,7 +118,7 @@ struct Session {
   std::atomic<int> next_child_id{0};
   std::atomic<int> next_exec_id{0};
   std::atomic<int> next_repo_id{1};
-  int exit_code = 0;
+  std::atomic<int> exit_code{0};
   bool redact = true;
   bool forked_child = false;
   std::atomic<bool> emergency{false};
@@ -120,18 +134,25 @@ struct Session {
   bool counter_used[kMaxCounters] = {};
 };
 
-// Moves the thread's event batch and string records into the generation. Requires
-// output_mu and either exclusive ownership of `ts` or being its thread.
+// Moves the thread's event batch and string records into the generation (small ones are
+// copied, big ones handed over with a fresh buffer in their place). Requires output_mu and
+// either exclusive ownership of `ts` or being its thread.
 void MoveThreadBuffersLocked(Session& s, ThreadState* ts);
 
-// Moves the thread's event batch into the generation. Requires output_mu.
+// Moves the thread's (full) event batch into the generation, replacing it by a fresh
+// buffer. Requires output_mu.
 void AppendBatchLocked(Session& s, ThreadState* ts);
 
 // Moves the thread's string records into the generation. Requires output_mu.
 void AppendStringsLocked(Session& s, ThreadState* ts);
 
-// Wakes the advancer once the generation has reached its size limit. Requires output_mu.
+// Wakes the advancer once the generation has reached its size limit, or when the buffer
+// pool runs low. Requires output_mu.
 void MaybeRequestAdvance(Session& s);
+
+// Encodes the event_batch header of `ts`'s current batch of `body_size` bytes into `out`
+// (at least kBatchHeaderReserve bytes); returns its size. Async-signal-safe.
+size_t EncodeBatchHeader(uint8_t* out, const ThreadState& ts, size_t body_size);
 
 // Records `value` as a new string of the thread's generation; `output_locked` tells whether
 // the caller already holds output_mu (the advancer).

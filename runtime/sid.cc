@@ -1,6 +1,11 @@
 #include "runtime/sid.h"
 
-#include <openssl/evp.h>
+// OpenSSL's low-level SHA-1 (deprecated in OpenSSL 3 in favour of EVP, still provided):
+// it links only the SHA-1 code from libcrypto.a. EVP_Digest would link OpenSSL's provider
+// machinery (3.4 MB, 17,000 relocations at every process start) and read openssl.cnf at
+// the first digest, delaying the first event of a traced program by milliseconds.
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
 
 #include <algorithm>
 
@@ -10,11 +15,13 @@
 namespace tracewire::runtime {
 
 std::string Sha1Hex(absl::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha1(), nullptr);
+  unsigned char digest[SHA_DIGEST_LENGTH];
+  SHA_CTX context;
+  SHA1_Init(&context);
+  SHA1_Update(&context, data.data(), data.size());
+  SHA1_Final(digest, &context);
   std::string hex;
-  for (unsigned int i = 0; i < length; ++i) absl::StrAppendFormat(&hex, "%02x", digest[i]);
+  for (unsigned char byte : digest) absl::StrAppendFormat(&hex, "%02x", byte);
   return hex;
 }
 

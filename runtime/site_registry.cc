@@ -1,5 +1,7 @@
 #include "runtime/site_registry.h"
 
+#include <new>
+
 namespace tracewire::runtime {
 
 format::Site MakeSite(const char* file, int line, const char* category, const char* label,
@@ -21,9 +23,15 @@ uint32_t SiteRegistry::Intern(const format::Site& site) {
   const uint32_t index = size_++;
   const uint32_t chunk = index >> kChunkBits;
   if (chunks_[chunk].load(std::memory_order_relaxed) == nullptr) {
-    chunks_[chunk].store(new SiteEntry[kChunkSize], std::memory_order_release);
+    // Raw storage: an entry is constructed when it is registered, so a new chunk's pages
+    // are only touched as its entries are used (constructing a whole chunk up front would
+    // cost a page fault per 4 KiB).
+    void* storage = ::operator new(sizeof(SiteEntry) * kChunkSize);
+    chunks_[chunk].store(static_cast<SiteEntry*>(storage), std::memory_order_release);
   }
-  chunks_[chunk].load(std::memory_order_relaxed)[index & (kChunkSize - 1)].site = site;
+  SiteEntry* entry = new (&chunks_[chunk].load(std::memory_order_relaxed)[index & (kChunkSize - 1)])
+      SiteEntry;
+  entry->site = site;
   index_.emplace(site, index);
   return index;
 }

@@ -25,9 +25,12 @@ struct SiteEntry {
 
 class SiteRegistry {
  public:
-  static constexpr uint32_t kChunkBits = 12;
+  // 16 M sites in chunks of 16384 entries. A chunk is reserved whole (2.4 MB of address
+  // space) but its pages are touched only as its entries are registered; the chunk table
+  // is small (8 KB) because every process zeroes it at start-up, traced or not.
+  static constexpr uint32_t kChunkBits = 14;
   static constexpr uint32_t kChunkSize = 1u << kChunkBits;
-  static constexpr uint32_t kMaxChunks = 4096;  // 16 M sites
+  static constexpr uint32_t kMaxChunks = 1024;
 
   // Returns the index of the site with this content, registering it if new. Thread-safe;
   // takes a mutex (callers cache the index). Returns UINT32_MAX if the registry is full.

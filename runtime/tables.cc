@@ -7,11 +7,13 @@
 #include <cstring>
 #include <mutex>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
 #include "format/file_header.h"
 #include "format/generation_encoder.h"
 #include "format/record_encoder.h"
 #include "format/varint.h"
+#include "runtime/modules.h"
 #include "runtime/recorder.h"
 #include "runtime/session.h"
 
@@ -51,24 +53,27 @@ void AppendStringRecords(ThreadState* ts, uint64_t id, absl::string_view value,
       }
       size = 0;
     }
-    uint8_t* p = ts->strings + size;
+    uint8_t* const records = StringRecords(ts);
+    uint8_t* p = records + size;
     *p++ = static_cast<uint8_t>(last ? EventType::kString : EventType::kStringPart);
     p = format::PutUvarint(p, id);
     p = format::PutUvarint(p, chunk);
     memcpy(p, value.data(), chunk);
     p += chunk;
-    ts->strings_size.store(p - ts->strings, std::memory_order_release);
+    ts->strings_size.store(p - records, std::memory_order_release);
     value.remove_prefix(chunk);
   }
 }
 
 uint64_t NextStringId(ThreadState* ts) {
-  if (ts->next_string_id == ts->string_id_limit) {
+  uint64_t id = ts->next_string_id.get();
+  if (id == ts->string_id_limit.get()) {
     constexpr uint64_t kBlock = 64;
-    ts->next_string_id = GetSession().next_string_id.fetch_add(kBlock, std::memory_order_relaxed);
-    ts->string_id_limit = ts->next_string_id + kBlock;
+    id = GetSession().next_string_id.fetch_add(kBlock, std::memory_order_relaxed);
+    ts->string_id_limit.set(id + kBlock);
   }
-  return ts->next_string_id++;
+  ts->next_string_id.set(id + 1);
+  return id;
 }
 
 uint64_t InternOptionalLocked(Session& s, uint64_t gen, const std::optional<std::string>& v) {
@@ -101,7 +106,7 @@ uint64_t InternLocked(Session& s, uint64_t gen, absl::string_view value) {
     format::AppendRecord(&record, last ? EventType::kString : EventType::kStringPart, args,
                          value.substr(0, chunk))
         .IgnoreError();
-    s.strings.Append(record, gen);
+    s.strings.Append(record, gen, s.pool);
     value.remove_prefix(chunk);
   }
   return id;
@@ -123,16 +128,50 @@ uint64_t GenSiteIdLocked(Session& s, uint64_t gen, uint32_t index) {
                            site.repo};
   std::string record;
   format::AppendRecord(&record, EventType::kSite, args).IgnoreError();
-  s.sites.Append(record, gen);
+  s.sites.Append(record, gen, s.pool);
   entry.gen_id.store((tag << 32) | id, std::memory_order_release);
   return id;
 }
 
 namespace {
 
-// Records the stack of the calling code into the generation's stack table. Requires
-// BeginEvent; takes tables_mu.
-uint64_t InternCurrentStack(ThreadState* ts) {
+// Name of the exported (dynamic) symbol holding `pc`, from dladdr(3), looked up once per
+// address for the life of the process ("" if none). Requires tables_mu.
+const std::string& DynamicSymbolLocked(uintptr_t pc) {
+  static auto* names = new absl::flat_hash_map<uintptr_t, std::string>();
+  auto [it, added] = names->try_emplace(pc);
+  if (added) {
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void*>(pc), &info) != 0 && info.dli_sname != nullptr) {
+      it->second = info.dli_sname;
+    }
+  }
+  return it->second;
+}
+
+// Writes the `module` record of module `index` (module ID index + 1) into generation
+// `gen`'s stack table unless the generation has it. Requires tables_mu.
+void RecordModuleLocked(Session& s, uint64_t gen, int index) {
+  static auto* written_in = new std::vector<uint64_t>();  // generation of the last record
+  if (written_in->size() <= static_cast<size_t>(index)) written_in->resize(index + 1, 0);
+  if ((*written_in)[index] == gen) return;
+  (*written_in)[index] = gen;
+  const ModuleInfo module = ModuleAt(index);
+  if (module.start >= module.end) return;
+  const uint64_t args[] = {static_cast<uint64_t>(index) + 1,
+                           module.start,
+                           module.end,
+                           module.bias,
+                           module.path.empty() ? 0 : InternLocked(s, gen, module.path),
+                           module.build_id.empty() ? 0 : InternLocked(s, gen, module.build_id)};
+  std::string record;
+  format::AppendRecord(&record, EventType::kModule, args).IgnoreError();
+  s.stacks.Append(record, gen, s.pool);
+}
+
+// Records the stack of the calling code into the generation's stack table, with the
+// `module` records a reader needs to symbolize it. Requires BeginEvent; takes tables_mu.
+__attribute__((noinline)) uint64_t InternCurrentStack(ThreadState* ts) {
   void* pcs[format::kMaxFramesPerStack + 3];
   int n = backtrace(pcs, static_cast<int>(format::kMaxFramesPerStack) + 3);
   constexpr int kSkip = 3;  // backtrace, InternCurrentStack, MaybeRecordStack
@@ -140,26 +179,30 @@ uint64_t InternCurrentStack(ThreadState* ts) {
   std::vector<uintptr_t> key(n - kSkip);
   for (int i = kSkip; i < n; ++i) key[i - kSkip] = reinterpret_cast<uintptr_t>(pcs[i]);
   Session& s = GetSession();
+  const uint64_t gen = ts->gen.get();
   std::lock_guard<std::mutex> lock(s.tables_mu);
   auto it = s.stack_ids.find(key);
   if (it != s.stack_ids.end()) return it->second;
   const uint64_t id = s.stack_ids.size() + 1;
   s.stack_ids.emplace(key, id);
+  // Once per new stack of a generation (never per event): the frames' modules, and the
+  // exported symbol names dladdr knows. Function names of everything else, and source
+  // lines, are the reader's work (from the module records).
+  for (int index : ModulesOf(key)) {
+    if (index >= 0) RecordModuleLocked(s, gen, index);
+  }
   std::vector<format::StackFrame> frames;
   for (uintptr_t pc : key) {
     format::StackFrame frame;
     frame.pc = pc;
-    Dl_info info;
-    if (dladdr(reinterpret_cast<void*>(pc), &info) != 0) {
-      if (info.dli_sname != nullptr) frame.func_string = InternLocked(s, ts->gen, info.dli_sname);
-      if (info.dli_fname != nullptr) frame.file_string = InternLocked(s, ts->gen, info.dli_fname);
-    }
+    const std::string& name = DynamicSymbolLocked(pc);
+    if (!name.empty()) frame.func_string = InternLocked(s, gen, name);
     frames.push_back(frame);
   }
   std::string record;
   const uint64_t args[] = {id, frames.size()};
   format::AppendRecord(&record, EventType::kStack, args, {}, frames).IgnoreError();
-  s.stacks.Append(record, ts->gen);
+  s.stacks.Append(record, gen, s.pool);
   return id;
 }
 
@@ -168,7 +211,7 @@ uint64_t InternCurrentStack(ThreadState* ts) {
 uint64_t GenSiteIdSlow(ThreadState* ts, uint32_t index) {
   Session& s = GetSession();
   std::lock_guard<std::mutex> lock(s.tables_mu);
-  return GenSiteIdLocked(s, ts->gen, index);
+  return GenSiteIdLocked(s, ts->gen.get(), index);
 }
 
 uint32_t SiteIndexForContent(ThreadState* ts, const char* file, int line, const char* category,
@@ -206,7 +249,38 @@ void MaybeRecordStack(ThreadState* ts, EventType type) {
   uint64_t now;
   const uint64_t dt = StampEvent(ts, &now);
   WriteEvent(ts, EventType::kStackRef, {dt, stack_id});
-  if (ts->pos > ts->limit) FlushBatch(ts);
+  if (ts->pos.get() > ts->limit.get()) FlushBatch(ts);
+}
+
+void TableBuffer::Append(absl::string_view record, uint64_t gen, BufferPool& pool) {
+  if (open != nullptr && body_size + record.size() > kStringCapacity) Seal(gen);
+  if (open == nullptr) {
+    open = pool.Take();
+    body_size = 0;
+  }
+  memcpy(open->data + kTableHeaderReserve + body_size, record.data(), record.size());
+  body_size += record.size();
+}
+
+void TableBuffer::Seal(uint64_t gen) {
+  if (open == nullptr) return;
+  uint8_t header[kTableHeaderReserve];
+  const size_t n = EncodeSmallRecord(header, batch_type, {gen, body_size});
+  SealFrame(open, kTableHeaderReserve, header, n, body_size);
+  sealed.Append(open);
+  open = nullptr;
+  body_size = 0;
+}
+
+void TableBuffer::MoveTo(GenerationFrames* frames, uint64_t gen, BufferPool& pool) {
+  Seal(gen);
+  Buffer* batch = sealed.head;
+  sealed = BufferList{};
+  while (batch != nullptr) {
+    Buffer* next = batch->next;
+    frames->TakeFrame(batch, pool);
+    batch = next;
+  }
 }
 
 }  // namespace tracewire::runtime

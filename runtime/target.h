@@ -1,7 +1,12 @@
-// Trace destinations: the values of TRACEWIRE (git's GIT_TRACE2_* rules, notes §5).
+// Trace destinations: the values of TRACEWIRE (git's GIT_TRACE2_* rules, docs/api.md).
 #ifndef TRACEWIRE_RUNTIME_TARGET_H_
 #define TRACEWIRE_RUNTIME_TARGET_H_
 
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include <atomic>
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -25,40 +30,102 @@ struct TargetSpec {
 // InvalidArgument (the caller warns once and stays disabled).
 absl::StatusOr<TargetSpec> ParseTarget(absl::string_view value);
 
-// An open destination. Writes are whole: Write() loops over short writes. After a failed
-// write the destination reports !ok() and drops everything (tracing must never harm the
-// traced program).
+// True if `spec` is a file descriptor open on a terminal (TRACEWIRE=1 with stderr on a
+// terminal): binary trace data must not be sprayed there, so tracing stays off.
+bool IsTerminalTarget(const TargetSpec& spec);
+
+// The one-line warning printed when IsTerminalTarget: tracing is off, and how to see the
+// events instead. `name` is the setting ("TRACEWIRE"), `value` its value.
+std::string TerminalTargetWarning(absl::string_view name, absl::string_view value);
+
+// Set (to "1") in the environment once the warning is printed, so that the process's
+// children, which inherit TRACEWIRE and the terminal, do not print it again.
+inline constexpr char kTerminalWarnedVariable[] = "TRACEWIRE_TERMINAL_WARNED";
+
+// An open destination. Nothing it does blocks the program for long: a FIFO or socket is
+// opened and written without blocking (a shared fd such as stderr with RWF_NOWAIT, or
+// polled writes of at most PIPE_BUF bytes), and a write fails once it has made no
+// progress for `timeout_ms`. The first failure (an error, a timeout, or the fd closed or
+// reused by the program) writes one warning to stderr and fails the destination for good.
+// Descriptors it opens are close-on-exec and never 0, 1 or 2.
 class Destination {
  public:
+  static constexpr int kDefaultTimeoutMs = 1000;
+
   Destination() = default;
   ~Destination();
   Destination(const Destination&) = delete;
   Destination& operator=(const Destination&) = delete;
 
-  // Opens `spec`. For a directory, the file is named `sid_last_component` (O_EXCL, then
+  // Opens `spec`. For a directory, the file is named `sid_last_component` (created with
+  // O_EXCL and O_NOFOLLOW, so a planted file or symlink is never written through; then
   // ".1" ... ".9"); with max_files > 0 and at least that many entries in the directory
   // (counting "." and ".."), the sentinel "tracewire-discard" is created instead and
-  // *too_many_files set (if it already exists, tracing stays off: NotFound).
+  // *too_many_files set (if it already exists, tracing stays off: NotFound). A FIFO
+  // without a reader, or a stream listener whose backlog is full, is retried for up to
+  // `timeout_ms` (then DeadlineExceeded). `timeout_ms` also bounds every later write.
   absl::Status Open(const TargetSpec& spec, absl::string_view sid_last_component, int max_files,
-                    bool* too_many_files);
+                    bool* too_many_files, int timeout_ms = kDefaultTimeoutMs);
 
-  // Writes all of `bytes`; async-signal-safe. Returns false (and disables) on error.
+  // Flight-recorder mode: a directory target gets one new file per dump instead of one
+  // file per process (other targets ignore it). Call before Open.
+  void SetFilePerDump(bool per_dump) { file_per_dump_ = per_dump; }
+  bool file_per_dump() const { return file_per_dump_; }
+  // With a file per dump: creates the directory's file `sid_last_component.flight-N`
+  // (N = `number`; O_EXCL and O_NOFOLLOW) and writes go there until CloseDumpFile.
+  // Async-signal-safe. False if it could not be created.
+  bool OpenDumpFile(uint64_t number);
+  void CloseDumpFile();
+
+  // Marks where a generation starts. If writing it fails, a file of the runtime's own (a
+  // directory target's) is cut back to this point, so it ends with a whole generation.
+  void BeginGeneration();
+
+  // Writes all of the `count` pieces (for a datagram socket: as one datagram), failing
+  // after timeout_ms without progress. Async-signal-safe. Returns false if the destination
+  // failed or had failed.
+  bool WriteV(const iovec* pieces, int count);
   bool Write(const void* bytes, size_t size);
 
-  // True for datagram sockets: every Write must be one frame of at most 64 KiB.
+  // True for datagram sockets: every write must be one frame of at most 64 KiB.
   bool is_datagram() const { return datagram_; }
-  bool ok() const { return fd_ >= 0 && !failed_; }
+  bool ok() const { return fd_ >= 0 && !failed_.load(std::memory_order_relaxed); }
   // The path of the file written (file and directory targets).
   const std::string& path() const { return path_; }
   void Close();
 
  private:
+  enum class Mode {
+    kPlain,         // a regular file: write() never waits for a reader
+    kNonBlocking,   // a FIFO or device opened here with O_NONBLOCK
+    kSocket,        // send() with MSG_DONTWAIT
+    kSharedNoWait,  // a pipe or terminal shared with the program: pwritev2(RWF_NOWAIT)
+    kSharedPolled,  // the same without RWF_NOWAIT: poll, then at most PIPE_BUF bytes
+  };
+
+  // Sets up writing to the open fd_ (mode, identity) and remembers `label` for warnings.
+  absl::Status Adopt(bool owns, absl::string_view label);
+  // One write attempt of what is left of the pieces: bytes written, or -1 with errno.
+  ssize_t WriteOnce(const iovec* pieces, int count);
+  // Fails the destination for good and warns once. `err` is an errno value or 0.
+  void Fail(const char* what, int err);
+
   int fd_ = -1;
   bool owns_fd_ = false;
   bool datagram_ = false;
-  bool socket_ = false;
-  bool failed_ = false;
+  bool exclusive_ = false;                // a file created here: nobody else appends to it
+  std::atomic<Mode> mode_{Mode::kPlain};  // kSharedNoWait may fall back to kSharedPolled
+  int timeout_ms_ = kDefaultTimeoutMs;
+  uint64_t device_ = 0;  // identity of what fd_ referred to when opened
+  uint64_t inode_ = 0;
+  std::atomic<bool> failed_{false};
+  std::atomic<bool> warned_{false};
+  std::atomic<uint64_t> written_{0};           // bytes written (exclusive files)
+  std::atomic<uint64_t> generation_start_{0};  // written_ when the generation began
   std::string path_;
+  bool file_per_dump_ = false;
+  char dump_prefix_[4096] = {};  // "dir/sid_last_component" (file per dump)
+  char label_[200] = {};  // how warnings name the destination
 };
 
 }  // namespace tracewire::runtime

@@ -8,10 +8,10 @@
 #include "absl/strings/str_split.h"
 #include "format/varint.h"
 #include "gtest/gtest.h"
-#include "runtime/tracewire.h"
-#include "runtime/tracewire.hpp"
 #include "tests/runtime/trace_file.h"
 #include "tests/runtime/traced_child.h"
+#include "tracewire/tracewire.h"
+#include "tracewire/tracewire.hpp"
 
 namespace tracewire::testing {
 namespace {
@@ -89,7 +89,8 @@ class ApiTest : public ::testing::Test {
     const int status = RunInChild({{"TRACEWIRE", dir_},
                                    {"TRACEWIRE_APP_VERSION", "1.2.3"},
                                    {"TRACEWIRE_PARENT_SID", ""},
-                                   {"TRACEWIRE_PARENT_NAME", "outer"}},
+                                   {"TRACEWIRE_PARENT_NAME", "outer"},
+                                   {"TRACEWIRE_ANCESTRY", "0"}},  // only the explicit list
                                   EveryApiCall);
     ASSERT_TRUE(WIFEXITED(status));
     ASSERT_EQ(WEXITSTATUS(status), 9);
@@ -258,6 +259,33 @@ TEST_F(ApiTest, TimesStrictlyIncreasePerThread) {
     EXPECT_GT(e.time, last[e.thread]) << e.name;
     last[e.thread] = e.time;
   }
+}
+
+
+// The `version` event's exe: tw_initialize_with's app_version, else TRACEWIRE_APP_VERSION,
+// else "0". The event carries tw_initialize_with's call site.
+std::string VersionExe(const char* app_version, const std::string& environment_version) {
+  const std::string dir = MakeTempDir("version");
+  const int status = RunInChild({{"TRACEWIRE_APP_VERSION", environment_version}}, [&] {
+    tw_settings settings{};
+    settings.target = dir.c_str();
+    settings.app_version = app_version;
+    if (tw_initialize_with(&settings) != 0) return 1;
+    return tw_cmd_exit(0);
+  });
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  absl::StatusOr<DecodedTrace> trace = DecodeTraceFile(OnlyFileIn(dir));
+  EXPECT_TRUE(trace.ok()) << trace.status();
+  if (!trace.ok() || trace->Events("version").size() != 1) return "<no version event>";
+  const DecodedEvent version = trace->Events("version")[0];
+  EXPECT_EQ(version.site.file.value_or(""), __FILE__);  // the call site, not the runtime's
+  return version.Str("exe_string").value_or("<no exe>");
+}
+
+TEST(VersionTest, TheProgramsVersionComesFromTheSettingsThenTheEnvironment) {
+  EXPECT_EQ(VersionExe("4.5.6", "9.9"), "4.5.6");
+  EXPECT_EQ(VersionExe(nullptr, "9.9"), "9.9");
+  EXPECT_EQ(VersionExe(nullptr, ""), "0");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The runtime under stress: killed and crashing processes, fork, failing writes,
 // compression, very long strings, stacks and size-based generations.
+#include <dirent.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -19,10 +20,11 @@
 #include "format/raw_decoder.h"
 #include "format/varint.h"
 #include "gtest/gtest.h"
-#include "runtime/tracewire.h"
-#include "runtime/tracewire.hpp"
+#include "tests/runtime/test_scale.h"
 #include "tests/runtime/trace_file.h"
 #include "tests/runtime/traced_child.h"
+#include "tracewire/tracewire.h"
+#include "tracewire/tracewire.hpp"
 
 // Named functions for the stack test: extern "C", non-static and never inlined so that
 // dladdr (with -rdynamic) resolves them by these plain names.
@@ -68,33 +70,42 @@ double SecondsSince(const timespec& start) {
 
 TEST(RobustnessTest, SigkillLeavesCompleteGenerations) {
   const std::string dir = MakeTempDir("sigkill");
-  fflush(nullptr);
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    for (const auto& [key, value] :
-         ChildEnv({{"TRACEWIRE", dir}, {"TRACEWIRE_GENERATION_MS", "20"}})) {
-      if (value.empty()) {
-        unsetenv(key.c_str());
-      } else {
-        setenv(key.c_str(), value.c_str(), 1);
-      }
+  const int pid =
+      StartInChild(ChildEnv({{"TRACEWIRE", dir}, {"TRACEWIRE_GENERATION_MS", "20"}}), [] {
+        tw_initialize();
+        for (int64_t i = 0;; ++i) {  // until killed
+          tw_region_enter("loop", "step", TW_NO_REPO);
+          tw_data_intmax("loop", TW_NO_REPO, "seq", i);
+          tw_region_leave("loop", "step", TW_NO_REPO);
+          if (i % 16 == 0) usleep(100 * kVolumeDivisor);  // less to decode under TSan
+        }
+        return 3;
+      });
+  ASSERT_GT(pid, 0);
+  // Kill once two generations are complete in the file, however slowly the child runs
+  // (a sanitizer or a loaded machine); the deadline only bounds a hang.
+  timespec start;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    DIR* d = opendir(dir.c_str());
+    std::string file;
+    while (dirent* entry = d != nullptr ? readdir(d) : nullptr) {
+      if (entry->d_name[0] != '.') file = dir + "/" + entry->d_name;
     }
-    tw_initialize();
-    timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    for (int64_t i = 0; SecondsSince(start) < 2.0; ++i) {
-      tw_region_enter("loop", "step", TW_NO_REPO);
-      tw_data_intmax("loop", TW_NO_REPO, "seq", i);
-      tw_region_leave("loop", "step", TW_NO_REPO);
-      if (i % 16 == 0) usleep(100);
+    if (d != nullptr) closedir(d);
+    if (!file.empty()) {
+      absl::StatusOr<DecodedTrace> so_far = DecodeTrace(ReadFile(file));
+      if (so_far.ok() && so_far->generations.size() >= 2) break;
     }
-    _exit(3);  // not reached when killed in time
+    if (SecondsSince(start) > 120) {
+      kill(pid, SIGKILL);
+      WaitForChild(pid);
+      FAIL() << "the child wrote no two complete generations in 120 s";
+    }
+    usleep(50 * 1000);
   }
-  usleep(300 * 1000);
   kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  const int status = WaitForChild(pid);
   ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
   const std::string bytes = ReadFile(OnlyFileIn(dir));
   absl::StatusOr<DecodedTrace> trace = DecodeTrace(bytes);
@@ -458,7 +469,8 @@ TEST(RobustnessTest, StacksPrecedeSelectedEvents) {
 
 TEST(RobustnessTest, GenerationsCutBySize) {
   const std::string dir = MakeTempDir("bysize");
-  constexpr int kEvents = 200000;
+  // Enough events for several full batches, each of which can cut a generation.
+  constexpr int kEvents = 200000 / (kVolumeDivisor > 1 ? 3 : 1);
   const int status = RunInChild(ChildEnv({{"TRACEWIRE", dir},
                                           {"TRACEWIRE_GENERATION_BYTES", "65536"},
                                           {"TRACEWIRE_GENERATION_MS", "100000"}}),
@@ -466,7 +478,7 @@ TEST(RobustnessTest, GenerationsCutBySize) {
                                   tw_initialize();
                                   for (int i = 0; i < kEvents; ++i) {
                                     tw_data_intmax("size", TW_NO_REPO, "seq", i);
-                                    if (i % 5000 == 0)
+                                    if (i % (kEvents / 40) == 0)
                                       usleep(2000);  // let the advancer catch up now and then
                                   }
                                   return 0;

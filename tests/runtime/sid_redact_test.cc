@@ -1,5 +1,6 @@
-// Unit tests of runtime internals: session ids (notes §1.4), URL redaction (§1.8) and the
-// parsing of TRACEWIRE values (§5.1).
+// Unit tests of runtime internals: session ids (built as git's tr2_sid.c builds them) and
+// the parsing of TRACEWIRE values (git's GIT_TRACE2_* rules). Redaction is tested in
+// redact_test.cc.
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -9,7 +10,6 @@
 #include "absl/time/civil_time.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
-#include "runtime/redact.h"
 #include "runtime/sid.h"
 #include "runtime/target.h"
 #include "tests/runtime/traced_child.h"
@@ -57,47 +57,7 @@ TEST(SidTest, FullSidAndDepth) {
   EXPECT_EQ(SidDepth("own"), 0);
   EXPECT_EQ(SidDepth("a/own"), 1);
   EXPECT_EQ(SidDepth("a/b/own"), 2);
-  EXPECT_EQ(SidDepth(FullSid("foo/bar", "x")), 2);  // notes: parent foo/bar gives d2
-}
-
-// ---- Redaction --------------------------------------------------------------------------------
-
-TEST(RedactTest, NotesExamples) {
-  EXPECT_EQ(RedactUrl("https://user:pwd@example.com/"), "https://user:<REDACTED>@example.com/");
-  EXPECT_EQ(RedactUrl("http://user:pwd@example.com/"), "http://user:<REDACTED>@example.com/");
-  EXPECT_EQ(RedactUrl("https://user:pwd@example.com"), "https://user:<REDACTED>@example.com");
-  EXPECT_EQ(RedactUrl("https://user:pwd@example.com:8443/repo.git?x=1"),
-            "https://user:<REDACTED>@example.com:8443/repo.git?x=1");
-  EXPECT_EQ(RedactUrl("https://user:@example.com/"), "https://user:<REDACTED>@example.com/");
-}
-
-TEST(RedactTest, UnchangedCases) {
-  // No password.
-  EXPECT_EQ(RedactUrl("https://user@example.com/"), "https://user@example.com/");
-  EXPECT_EQ(RedactUrl("https://example.com:8443/"), "https://example.com:8443/");
-  // '@' only after the first '/'.
-  EXPECT_EQ(RedactUrl("https://example.com/u:p@x"), "https://example.com/u:p@x");
-  EXPECT_EQ(RedactUrl("https://example.com/path/user:pwd@host"),
-            "https://example.com/path/user:pwd@host");
-  // Not an http(s) URL.
-  EXPECT_EQ(RedactUrl("ftp://user:pwd@example.com/"), "ftp://user:pwd@example.com/");
-  EXPECT_EQ(RedactUrl("HTTPS://user:pwd@example.com/"), "HTTPS://user:pwd@example.com/");
-  EXPECT_EQ(RedactUrl("ssh://git:pwd@example.com/"), "ssh://git:pwd@example.com/");
-  EXPECT_EQ(RedactUrl("git@github.com:owner/repo.git"), "git@github.com:owner/repo.git");
-  EXPECT_EQ(RedactUrl("user:pwd@example.com"), "user:pwd@example.com");
-  EXPECT_EQ(RedactUrl("--option=https://user:pwd@example.com/"),
-            "--option=https://user:pwd@example.com/");
-  EXPECT_EQ(RedactUrl("plain"), "plain");
-  EXPECT_EQ(RedactUrl(""), "");
-  EXPECT_EQ(RedactUrl("https://"), "https://");
-}
-
-TEST(RedactTest, FirstAtSignEndsTheUserInfo) {
-  // git's redact_arg: the user info ends at the first '@' (strcspn(p, "@/")), and the
-  // password starts at the first ':' before it.
-  EXPECT_EQ(RedactUrl("https://user:pw@x@example.com/"), "https://user:<REDACTED>@x@example.com/");
-  EXPECT_EQ(RedactUrl("https://user@host:x@example.com/"), "https://user@host:x@example.com/");
-  EXPECT_EQ(RedactUrl("https://user:a:b@example.com/"), "https://user:<REDACTED>@example.com/");
+  EXPECT_EQ(SidDepth(FullSid("foo/bar", "x")), 2);  // as in git: parent foo/bar gives d2
 }
 
 // ---- ParseTarget -------------------------------------------------------------------------------

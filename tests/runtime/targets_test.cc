@@ -23,9 +23,9 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "runtime/target.h"
-#include "runtime/tracewire.h"
 #include "tests/runtime/trace_file.h"
 #include "tests/runtime/traced_child.h"
+#include "tracewire/tracewire.h"
 
 namespace tracewire::testing {
 namespace {
@@ -275,17 +275,18 @@ int BindUnix(const std::string& path, int type) {
   return fd;
 }
 
-// Accepts one connection on `listener` and reads it to EOF (gives up after ~8 s).
+// Accepts one connection on `listener` and reads it to EOF (gives up after 60 s of silence,
+// which only bounds a hang).
 std::string ReadStreamToEof(int listener) {
   std::string bytes;
   pollfd pfd{listener, POLLIN, 0};
-  if (poll(&pfd, 1, 8000) != 1) return bytes;
+  if (poll(&pfd, 1, 60000) != 1) return bytes;
   const int conn = accept(listener, nullptr, nullptr);
   if (conn < 0) return bytes;
   char buffer[65536];
   for (;;) {
     pollfd cfd{conn, POLLIN, 0};
-    if (poll(&cfd, 1, 8000) != 1) break;
+    if (poll(&cfd, 1, 60000) != 1) break;
     const ssize_t n = read(conn, buffer, sizeof(buffer));
     if (n <= 0) break;
     bytes.append(buffer, n);
@@ -351,8 +352,9 @@ TEST_P(StreamSocketTest, StreamReceivesWholeTrace) {
   const int listener = BindUnix(path, SOCK_STREAM);
   ASSERT_GE(listener, 0) << strerror(errno);
   std::string bytes;
+  const int pid = StartInChild(ChildEnv({{"TRACEWIRE", GetParam() + path}}), SocketWorkload);
   std::thread reader([&] { bytes = ReadStreamToEof(listener); });
-  const int status = RunInChild(ChildEnv({{"TRACEWIRE", GetParam() + path}}), SocketWorkload);
+  const int status = WaitForChild(pid);
   reader.join();
   close(listener);
   unlink(path.c_str());
@@ -372,8 +374,9 @@ TEST_P(DgramSocketTest, DatagramsConcatenateToWholeTrace) {
   std::atomic<bool> done{false};
   std::string bytes;
   int datagrams = 0;
+  const int pid = StartInChild(ChildEnv({{"TRACEWIRE", GetParam() + path}}), SocketWorkload);
   std::thread reader([&] { bytes = ReadDatagrams(fd, done, &datagrams); });
-  const int status = RunInChild(ChildEnv({{"TRACEWIRE", GetParam() + path}}), SocketWorkload);
+  const int status = WaitForChild(pid);
   done = true;
   reader.join();
   close(fd);

@@ -10,17 +10,20 @@
 
 #include "format/varint.h"
 #include "gtest/gtest.h"
-#include "runtime/tracewire.h"
-#include "runtime/tracewire.hpp"
+#include "tests/runtime/test_scale.h"
 #include "tests/runtime/trace_file.h"
 #include "tests/runtime/traced_child.h"
+#include "tracewire/tracewire.h"
+#include "tracewire/tracewire.hpp"
 
 namespace tracewire::testing {
 namespace {
 
 constexpr int kThreads = 8;
-constexpr int kEventsPerThread = 100000;
+constexpr int kEventsPerThread = 100000 / kVolumeDivisor;
 constexpr int kChurn = 4;  // each logical worker runs as this many consecutive threads
+constexpr int kCuts = 20;  // explicit generation cuts by worker 0
+constexpr int kCutEvery = kEventsPerThread / kCuts;
 
 // One logical worker: kChurn short-lived threads that together record kEventsPerThread
 // data_int events numbered 0..kEventsPerThread-1 (plus regions around every 10th).
@@ -36,7 +39,7 @@ void Worker(int worker) {
         tw_data_intmax("load", TW_NO_REPO, "seq", static_cast<intmax_t>(worker) << 32 | seq);
         if (i % 10 == 9) tw_region_leave("load", "chunk", TW_NO_REPO);
         // Worker 0 also cuts generations while the others keep recording.
-        if (worker == 0 && i % 5000 == 4999) tw_flush();
+        if (worker == 0 && i % kCutEvery == kCutEvery - 1) tw_flush();
       }
     });
     t.join();
@@ -61,8 +64,8 @@ TEST(ThreadsTest, EightThreadsWithChurnLoseNothing) {
   absl::StatusOr<DecodedTrace> trace = DecodeTraceFile(OnlyFileIn(dir));
   ASSERT_TRUE(trace.ok()) << trace.status();
   ASSERT_TRUE(trace->tail_status.ok()) << trace->tail_status;
-  // 20 explicit cuts by worker 0, plus any by size and time.
-  EXPECT_GE(trace->generations.size(), 20u);
+  // kCuts explicit cuts by worker 0, plus any by size and time.
+  EXPECT_GE(trace->generations.size(), static_cast<size_t>(kCuts));
 
   std::map<int, std::vector<bool>> seen;
   std::set<uint64_t> thread_ids;

@@ -1,6 +1,7 @@
 #include "tests/runtime/traced_child.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,14 +28,17 @@ std::map<std::string, std::string> ChildEnv(const std::map<std::string, std::str
   for (const char* name : {"TRACEWIRE", "TRACEWIRE_APP_VERSION", "TRACEWIRE_GENERATION_MS",
                            "TRACEWIRE_GENERATION_BYTES", "TRACEWIRE_COMPRESS", "TRACEWIRE_REDACT",
                            "TRACEWIRE_STACKS", "TRACEWIRE_MAX_FILES", "TRACEWIRE_PARENT_SID",
-                           "TRACEWIRE_PARENT_NAME", "TRACEWIRE_DST_DEBUG"}) {
+                           "TRACEWIRE_PARENT_NAME", "TRACEWIRE_DST_DEBUG",
+                           "TRACEWIRE_CONFIG_PARAMS", "TRACEWIRE_ENV_VARS", "TRACEWIRE_ANCESTRY"}) {
     env[name] = "";
   }
+  // No user settings file of the machine's user.
+  env["XDG_CONFIG_HOME"] = "/nonexistent/tracewire-tests";
   for (const auto& [key, value] : overrides) env[key] = value;
   return env;
 }
 
-int RunInChild(const std::map<std::string, std::string>& env, const std::function<int()>& body) {
+int StartInChild(const std::map<std::string, std::string>& env, const std::function<int()>& body) {
   fflush(nullptr);
   const pid_t pid = fork();
   if (pid == 0) {
@@ -47,9 +51,18 @@ int RunInChild(const std::map<std::string, std::string>& env, const std::functio
     }
     exit(body());
   }
+  return pid;
+}
+
+int WaitForChild(int pid) {
   int status = 0;
-  waitpid(pid, &status, 0);
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
   return status;
+}
+
+int RunInChild(const std::map<std::string, std::string>& env, const std::function<int()>& body) {
+  return WaitForChild(StartInChild(env, body));
 }
 
 std::string OnlyFileIn(const std::string& dir) {

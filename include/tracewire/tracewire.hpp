@@ -1,12 +1,12 @@
 // tracewire.hpp — the C++ layer over tracewire.h: RAII scopes and typed data helpers.
-#ifndef TRACEWIRE_RUNTIME_TRACEWIRE_HPP_
-#define TRACEWIRE_RUNTIME_TRACEWIRE_HPP_
+#ifndef TRACEWIRE_TRACEWIRE_HPP_
+#define TRACEWIRE_TRACEWIRE_HPP_
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-#include "runtime/tracewire.h"
+#include "tracewire/tracewire.h"
 
 namespace tracewire {
 
@@ -17,10 +17,10 @@ class RegionScope {
   RegionScope(const char* category, const char* label, int repo_id = TW_NO_REPO,
               const char* file = __builtin_FILE(), int line = __builtin_LINE())
       : category_(category), label_(label), repo_id_(repo_id), file_(file), line_(line) {
-    if (TW_UNLIKELY(tw_enabled_flag)) tw_region_enter_fl(file_, line_, category_, label_, repo_id_);
+    if (TW_UNLIKELY(TW_ENABLED())) tw_region_enter_fl(file_, line_, category_, label_, repo_id_);
   }
   ~RegionScope() {
-    if (TW_UNLIKELY(tw_enabled_flag)) tw_region_leave_fl(file_, line_, category_, label_, repo_id_);
+    if (TW_UNLIKELY(TW_ENABLED())) tw_region_leave_fl(file_, line_, category_, label_, repo_id_);
   }
   RegionScope(const RegionScope&) = delete;
   RegionScope& operator=(const RegionScope&) = delete;
@@ -39,10 +39,10 @@ class ThreadScope {
   explicit ThreadScope(const char* base_name, const char* file = __builtin_FILE(),
                        int line = __builtin_LINE())
       : file_(file), line_(line) {
-    if (TW_UNLIKELY(tw_enabled_flag)) tw_thread_start_fl(file_, line_, base_name);
+    if (TW_UNLIKELY(TW_ENABLED())) tw_thread_start_fl(file_, line_, base_name);
   }
   ~ThreadScope() {
-    if (TW_UNLIKELY(tw_enabled_flag)) tw_thread_exit_fl(file_, line_);
+    if (TW_UNLIKELY(TW_ENABLED())) tw_thread_exit_fl(file_, line_);
   }
   ThreadScope(const ThreadScope&) = delete;
   ThreadScope& operator=(const ThreadScope&) = delete;
@@ -68,28 +68,28 @@ class TimerScope {
 inline void Data(const char* category, const char* key, std::int64_t value,
                  int repo_id = TW_NO_REPO, const char* file = __builtin_FILE(),
                  int line = __builtin_LINE()) {
-  if (TW_UNLIKELY(tw_enabled_flag)) tw_data_intmax_fl(file, line, category, repo_id, key, value);
+  if (TW_UNLIKELY(TW_ENABLED())) tw_data_intmax_fl(file, line, category, repo_id, key, value);
 }
 inline void Data(const char* category, const char* key, const std::string& value,
                  int repo_id = TW_NO_REPO, const char* file = __builtin_FILE(),
                  int line = __builtin_LINE()) {
-  if (TW_UNLIKELY(tw_enabled_flag)) {
+  if (TW_UNLIKELY(TW_ENABLED())) {
     tw_data_string_fl(file, line, category, repo_id, key, value.c_str());
   }
 }
 inline void Data(const char* category, const char* key, const char* value,
                  int repo_id = TW_NO_REPO, const char* file = __builtin_FILE(),
                  int line = __builtin_LINE()) {
-  if (TW_UNLIKELY(tw_enabled_flag)) tw_data_string_fl(file, line, category, repo_id, key, value);
+  if (TW_UNLIKELY(TW_ENABLED())) tw_data_string_fl(file, line, category, repo_id, key, value);
 }
 inline void Json(const char* category, const char* key, const std::string& json,
                  int repo_id = TW_NO_REPO, const char* file = __builtin_FILE(),
                  int line = __builtin_LINE()) {
-  if (TW_UNLIKELY(tw_enabled_flag)) {
+  if (TW_UNLIKELY(TW_ENABLED())) {
     tw_data_json_fl(file, line, category, repo_id, key, json.c_str());
   }
 }
 
 }  // namespace tracewire
 
-#endif  // TRACEWIRE_RUNTIME_TRACEWIRE_HPP_
+#endif  // TRACEWIRE_TRACEWIRE_HPP_

@@ -11,8 +11,8 @@
  * ownership. A `repo_id` argument is TW_NO_REPO for "no repository" (git's NULL repo), or
  * a repository id, 0 included (git prints a repo pointer whose id is still 0 as "repo":0).
  */
-#ifndef TRACEWIRE_RUNTIME_TRACEWIRE_H_
-#define TRACEWIRE_RUNTIME_TRACEWIRE_H_
+#ifndef TRACEWIRE_TRACEWIRE_H_
+#define TRACEWIRE_TRACEWIRE_H_
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -36,31 +36,52 @@ extern "C" {
 /* Non-zero while tracing is enabled. Read by the macros; never write it. */
 extern volatile int tw_enabled_flag;
 
+/* The macros' test of tw_enabled_flag: a relaxed atomic load (one plain load), so that
+ * tracing being switched on or off while other threads record is not a data race. */
+#if defined(__GNUC__)
+#define TW_ENABLED() __atomic_load_n(&tw_enabled_flag, __ATOMIC_RELAXED)
+#else
+#define TW_ENABLED() (tw_enabled_flag)
+#endif
+
 /* ---- Setup ----------------------------------------------------------------------- */
 
 /* Records the process start time (the origin of t_abs). Call first thing in main(). */
 void tw_initialize_clock(void);
 
-/* Reads TRACEWIRE and the TRACEWIRE_* settings (docs/api.md), opens the destination and,
- * if one is configured, enables tracing and emits the `version` event. */
+/* Reads TRACEWIRE and the TRACEWIRE_* settings (docs/api.md) from the environment, the
+ * user's settings file and the system settings file (in that precedence), opens the
+ * destination and, if one is configured, enables tracing and emits the `version` event. */
 void tw_initialize_fl(const char *file, int line);
 #define tw_initialize() tw_initialize_fl(__FILE__, __LINE__)
 
 /* Settings for tw_initialize_with. Zero/NULL fields take the documented defaults. */
 struct tw_settings {
   const char *target;        /* same values as TRACEWIRE (required) */
-  const char *app_version;   /* `version` event's exe; default TRACEWIRE_APP_VERSION */
+  const char *app_version;   /* the program's version (`version` event's exe); NULL:
+                                $TRACEWIRE_APP_VERSION, else "0" */
   uint64_t generation_ms;    /* cut a generation after this long; default 1000 */
   uint64_t generation_bytes; /* ... or once this many bytes are buffered; default 8 MiB */
   int compress;              /* 1 = zstd-compress each generation */
   int no_redact;             /* 1 = keep credentials in URLs */
   const char *stack_events;  /* comma list of event names that capture a stack */
   int max_files;             /* directory targets: file cap (0 = none) */
+  const char *config_params; /* patterns of settings tw_cmd_list_config reports */
+  const char *env_vars;      /* environment variables tw_cmd_list_env_vars reports */
+  int no_ancestry;           /* 1 = no automatic cmd_ancestry at tw_cmd_start */
+  int write_timeout_ms;      /* bound on writing one generation (and on waiting for a
+                                FIFO's reader or a socket's listener); default 1000 */
+  uint64_t flight_recorder_bytes; /* non-zero: flight-recorder mode, keeping the most recent
+                                     generations in a ring of this many bytes; the target
+                                     receives only dumps (tw_flight_recorder_dump) */
+  int flight_signal;              /* flight recorder: SIGUSR1 or SIGUSR2 dumps (0 = none) */
+  int flight_on_error;            /* flight recorder: 1 = dump on the first error event */
 };
 
 /* Programmatic enabling: like tw_initialize, but from `settings` instead of the
  * environment. Returns 0 on success, -1 (and stays disabled) if the target is invalid. */
-int tw_initialize_with(const struct tw_settings *settings);
+int tw_initialize_with_fl(const char *file, int line, const struct tw_settings *settings);
+#define tw_initialize_with(settings) tw_initialize_with_fl(__FILE__, __LINE__, (settings))
 
 /* Non-zero if tracing is enabled. */
 int tw_is_enabled(void);
@@ -68,12 +89,21 @@ int tw_is_enabled(void);
 /* Flushes everything recorded so far into a complete generation and writes it. */
 void tw_flush(void);
 
+/* Flight-recorder mode: writes the generations kept in memory, plus everything recorded
+ * up to this call, to the target as one self-contained trace (a directory target: a new
+ * file `SID.flight-N`). Safe from any thread while others record; they wait only for the
+ * generation switch, not for the write. Returns 0, or -1 if not in flight-recorder mode or
+ * the write failed. */
+int tw_flight_recorder_dump(void);
+
 /* ---- Command lifecycle ----------------------------------------------------------- */
 
+/* Records `start`; on Linux it then records `cmd_ancestry` with the parent process names
+ * read from /proc (nearest first, as git does) unless TRACEWIRE_ANCESTRY=0. */
 void tw_cmd_start_fl(const char *file, int line, const char **argv);
 #define tw_cmd_start(argv)                                                         \
   do {                                                                             \
-    if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_start_fl(__FILE__, __LINE__, (argv)); \
+    if (TW_UNLIKELY(TW_ENABLED())) tw_cmd_start_fl(__FILE__, __LINE__, (argv)); \
   } while (0)
 
 /* Records `exit` and remembers the code for `atexit`. Returns `code`. */
@@ -85,39 +115,40 @@ void tw_cmd_error_va_fl(const char *file, int line, const char *fmt, va_list ap)
 void tw_cmd_error_fl(const char *file, int line, const char *fmt, ...) TW_PRINTF(3, 4);
 #define tw_cmd_error(...)                                                               \
   do {                                                                                  \
-    if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_error_fl(__FILE__, __LINE__, __VA_ARGS__); \
+    if (TW_UNLIKELY(TW_ENABLED())) tw_cmd_error_fl(__FILE__, __LINE__, __VA_ARGS__); \
   } while (0)
 
 void tw_cmd_path_fl(const char *file, int line, const char *pathname);
 #define tw_cmd_path(p)                                                         \
   do {                                                                         \
-    if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_path_fl(__FILE__, __LINE__, (p)); \
+    if (TW_UNLIKELY(TW_ENABLED())) tw_cmd_path_fl(__FILE__, __LINE__, (p)); \
   } while (0)
 
-/* NULL-terminated list of parent process names, nearest first. */
+/* NULL-terminated list of parent process names, nearest first (in addition to, or with
+ * TRACEWIRE_ANCESTRY=0 instead of, the automatic one). */
 void tw_cmd_ancestry_fl(const char *file, int line, const char **parent_names);
 #define tw_cmd_ancestry(v)                                                         \
   do {                                                                             \
-    if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_ancestry_fl(__FILE__, __LINE__, (v)); \
+    if (TW_UNLIKELY(TW_ENABLED())) tw_cmd_ancestry_fl(__FILE__, __LINE__, (v)); \
   } while (0)
 
 /* Sets the command name; hierarchy = $TRACEWIRE_PARENT_NAME/name, exported to children. */
 void tw_cmd_name_fl(const char *file, int line, const char *name);
 #define tw_cmd_name(n)                                                         \
   do {                                                                         \
-    if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_name_fl(__FILE__, __LINE__, (n)); \
+    if (TW_UNLIKELY(TW_ENABLED())) tw_cmd_name_fl(__FILE__, __LINE__, (n)); \
   } while (0)
 
 void tw_cmd_mode_fl(const char *file, int line, const char *mode);
 #define tw_cmd_mode(m)                                                         \
   do {                                                                         \
-    if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_mode_fl(__FILE__, __LINE__, (m)); \
+    if (TW_UNLIKELY(TW_ENABLED())) tw_cmd_mode_fl(__FILE__, __LINE__, (m)); \
   } while (0)
 
 void tw_cmd_alias_fl(const char *file, int line, const char *alias, const char **argv);
 #define tw_cmd_alias(a, v)                                                           \
   do {                                                                               \
-    if (TW_UNLIKELY(tw_enabled_flag)) tw_cmd_alias_fl(__FILE__, __LINE__, (a), (v)); \
+    if (TW_UNLIKELY(TW_ENABLED())) tw_cmd_alias_fl(__FILE__, __LINE__, (a), (v)); \
   } while (0)
 
 /* A setting worth recording; `value` may be NULL; `scope` e.g. "global", "command". */
@@ -125,7 +156,41 @@ void tw_def_param_fl(const char *file, int line, const char *param, const char *
                      const char *scope);
 #define tw_def_param(p, v, s)                                                             \
   do {                                                                                    \
-    if (TW_UNLIKELY(tw_enabled_flag)) tw_def_param_fl(__FILE__, __LINE__, (p), (v), (s)); \
+    if (TW_UNLIKELY(TW_ENABLED())) tw_def_param_fl(__FILE__, __LINE__, (p), (v), (s)); \
+  } while (0)
+
+/* ---- Settings worth reporting (git's trace2_cmd_list_config and friends) ----------- */
+
+/* Tells the runtime one of the program's own settings (its configuration: a key and a
+ * value, NULL for a valueless key) and where it came from (`scope`: e.g. "system",
+ * "global", "local", "command"; NULL = "unknown"). The runtime keeps every (key, scope)
+ * pair, the last value winning. Once tw_cmd_list_config has run, a setting whose key
+ * matches TRACEWIRE_CONFIG_PARAMS is recorded as `def_param` right away (an update of what
+ * was listed, as git's trace2_cmd_set_config). */
+void tw_cmd_set_config_fl(const char *file, int line, const char *key, const char *value,
+                          const char *scope);
+#define tw_cmd_set_config_scope(k, v, s)                                                       \
+  do {                                                                                         \
+    if (TW_UNLIKELY(TW_ENABLED())) tw_cmd_set_config_fl(__FILE__, __LINE__, (k), (v), (s)); \
+  } while (0)
+/* git's trace2_cmd_set_config(key, value): scope "unknown". */
+#define tw_cmd_set_config(k, v) tw_cmd_set_config_scope((k), (v), NULL)
+
+/* Records one `def_param` (with its scope) for every setting told by tw_cmd_set_config*
+ * whose key matches a TRACEWIRE_CONFIG_PARAMS pattern, in the order they were first set
+ * (git's trace2_cmd_list_config). */
+void tw_cmd_list_config_fl(const char *file, int line);
+#define tw_cmd_list_config()                                                     \
+  do {                                                                           \
+    if (TW_UNLIKELY(TW_ENABLED())) tw_cmd_list_config_fl(__FILE__, __LINE__); \
+  } while (0)
+
+/* Records one `def_param` (scope "command") for every variable named in TRACEWIRE_ENV_VARS
+ * that is set and not empty, in list order (git's trace2_cmd_list_env_vars). */
+void tw_cmd_list_env_vars_fl(const char *file, int line);
+#define tw_cmd_list_env_vars()                                                     \
+  do {                                                                             \
+    if (TW_UNLIKELY(TW_ENABLED())) tw_cmd_list_env_vars_fl(__FILE__, __LINE__); \
   } while (0)
 
 /* Registers a repository (worktree path); returns its id (1, 2, ...), or 0 if disabled. */
@@ -154,15 +219,15 @@ void tw_child_exit_fl(const char *file, int line, struct tw_child *child, int ex
 void tw_child_ready_fl(const char *file, int line, struct tw_child *child, const char *ready);
 #define tw_child_start(c)                                                         \
   do {                                                                            \
-    if (TW_UNLIKELY(tw_enabled_flag)) tw_child_start_fl(__FILE__, __LINE__, (c)); \
+    if (TW_UNLIKELY(TW_ENABLED())) tw_child_start_fl(__FILE__, __LINE__, (c)); \
   } while (0)
 #define tw_child_exit(c, code)                                                           \
   do {                                                                                   \
-    if (TW_UNLIKELY(tw_enabled_flag)) tw_child_exit_fl(__FILE__, __LINE__, (c), (code)); \
+    if (TW_UNLIKELY(TW_ENABLED())) tw_child_exit_fl(__FILE__, __LINE__, (c), (code)); \
   } while (0)
 #define tw_child_ready(c, r)                                                           \
   do {                                                                                 \
-    if (TW_UNLIKELY(tw_enabled_flag)) tw_child_ready_fl(__FILE__, __LINE__, (c), (r)); \
+    if (TW_UNLIKELY(TW_ENABLED())) tw_child_ready_fl(__FILE__, __LINE__, (c), (r)); \
   } while (0)
 
 /* Records an exec about to happen; returns its id (-1 if disabled). */
@@ -171,7 +236,7 @@ int tw_exec_fl(const char *file, int line, const char *exe, const char **argv);
 void tw_exec_result_fl(const char *file, int line, int exec_id, int code);
 #define tw_exec_result(id, code)                                                           \
   do {                                                                                     \
-    if (TW_UNLIKELY(tw_enabled_flag)) tw_exec_result_fl(__FILE__, __LINE__, (id), (code)); \
+    if (TW_UNLIKELY(TW_ENABLED())) tw_exec_result_fl(__FILE__, __LINE__, (id), (code)); \
   } while (0)
 
 /* ---- Threads ------------------------------------------------------------------------ */
@@ -181,13 +246,13 @@ void tw_exec_result_fl(const char *file, int line, int exec_id, int code);
 void tw_thread_start_fl(const char *file, int line, const char *thread_base_name);
 #define tw_thread_start(n)                                                         \
   do {                                                                             \
-    if (TW_UNLIKELY(tw_enabled_flag)) tw_thread_start_fl(__FILE__, __LINE__, (n)); \
+    if (TW_UNLIKELY(TW_ENABLED())) tw_thread_start_fl(__FILE__, __LINE__, (n)); \
   } while (0)
 /* Records the thread's th_timer/th_counter events and thread_exit; flushes its batch. */
 void tw_thread_exit_fl(const char *file, int line);
 #define tw_thread_exit()                                                     \
   do {                                                                       \
-    if (TW_UNLIKELY(tw_enabled_flag)) tw_thread_exit_fl(__FILE__, __LINE__); \
+    if (TW_UNLIKELY(TW_ENABLED())) tw_thread_exit_fl(__FILE__, __LINE__); \
   } while (0)
 
 /* ---- Regions ------------------------------------------------------------------------ */
@@ -219,7 +284,7 @@ void tw_region_leave_site(struct tw_callsite *site, const char *file, int line,
 #define TW_LITERAL_SITE_(cat, label) (TW_IS_LITERAL(cat) && TW_IS_LITERAL(label))
 #define tw_region_enter(category, label, repo)                                            \
   do {                                                                                    \
-    if (TW_UNLIKELY(tw_enabled_flag)) {                                                   \
+    if (TW_UNLIKELY(TW_ENABLED())) {                                                   \
       if (TW_LITERAL_SITE_(category, label)) {                                            \
         static struct tw_callsite tw_site_;                                               \
         tw_region_enter_site(&tw_site_, __FILE__, __LINE__, (category), (label), (repo)); \
@@ -230,7 +295,7 @@ void tw_region_leave_site(struct tw_callsite *site, const char *file, int line,
   } while (0)
 #define tw_region_leave(category, label, repo)                                            \
   do {                                                                                    \
-    if (TW_UNLIKELY(tw_enabled_flag)) {                                                   \
+    if (TW_UNLIKELY(TW_ENABLED())) {                                                   \
       if (TW_LITERAL_SITE_(category, label)) {                                            \
         static struct tw_callsite tw_site_;                                               \
         tw_region_leave_site(&tw_site_, __FILE__, __LINE__, (category), (label), (repo)); \
@@ -241,12 +306,12 @@ void tw_region_leave_site(struct tw_callsite *site, const char *file, int line,
   } while (0)
 #define tw_region_enter_printf(category, label, repo, ...)                                     \
   do {                                                                                         \
-    if (TW_UNLIKELY(tw_enabled_flag))                                                          \
+    if (TW_UNLIKELY(TW_ENABLED()))                                                          \
       tw_region_enter_printf_fl(__FILE__, __LINE__, (category), (label), (repo), __VA_ARGS__); \
   } while (0)
 #define tw_region_leave_printf(category, label, repo, ...)                                     \
   do {                                                                                         \
-    if (TW_UNLIKELY(tw_enabled_flag))                                                          \
+    if (TW_UNLIKELY(TW_ENABLED()))                                                          \
       tw_region_leave_printf_fl(__FILE__, __LINE__, (category), (label), (repo), __VA_ARGS__); \
   } while (0)
 
@@ -263,12 +328,12 @@ void tw_data_intmax_site(struct tw_callsite *site, const char *file, int line, c
                          int repo_id, const char *key, intmax_t value);
 #define tw_data_string(cat, repo, key, value)                               \
   do {                                                                      \
-    if (TW_UNLIKELY(tw_enabled_flag))                                       \
+    if (TW_UNLIKELY(TW_ENABLED()))                                       \
       tw_data_string_fl(__FILE__, __LINE__, (cat), (repo), (key), (value)); \
   } while (0)
 #define tw_data_intmax(cat, repo, key, value)                                              \
   do {                                                                                     \
-    if (TW_UNLIKELY(tw_enabled_flag)) {                                                    \
+    if (TW_UNLIKELY(TW_ENABLED())) {                                                    \
       if (TW_LITERAL_SITE_(cat, key)) {                                                    \
         static struct tw_callsite tw_site_;                                                \
         tw_data_intmax_site(&tw_site_, __FILE__, __LINE__, (cat), (repo), (key), (value)); \
@@ -279,7 +344,7 @@ void tw_data_intmax_site(struct tw_callsite *site, const char *file, int line, c
   } while (0)
 #define tw_data_json(cat, repo, key, json)                               \
   do {                                                                   \
-    if (TW_UNLIKELY(tw_enabled_flag))                                    \
+    if (TW_UNLIKELY(TW_ENABLED()))                                    \
       tw_data_json_fl(__FILE__, __LINE__, (cat), (repo), (key), (json)); \
   } while (0)
 
@@ -287,7 +352,7 @@ void tw_printf_va_fl(const char *file, int line, const char *fmt, va_list ap);
 void tw_printf_fl(const char *file, int line, const char *fmt, ...) TW_PRINTF(3, 4);
 #define tw_printf(...)                                                               \
   do {                                                                               \
-    if (TW_UNLIKELY(tw_enabled_flag)) tw_printf_fl(__FILE__, __LINE__, __VA_ARGS__); \
+    if (TW_UNLIKELY(TW_ENABLED())) tw_printf_fl(__FILE__, __LINE__, __VA_ARGS__); \
   } while (0)
 
 /* ---- Stopwatch timers and counters -------------------------------------------------- */
@@ -307,4 +372,4 @@ void tw_counter_add(int counter_id, uint64_t value);
 } /* extern "C" */
 #endif
 
-#endif /* TRACEWIRE_RUNTIME_TRACEWIRE_H_ */
+#endif /* TRACEWIRE_TRACEWIRE_H_ */

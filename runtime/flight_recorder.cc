@@ -1,0 +1,179 @@
+#include "runtime/flight_recorder.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/string_view.h"
+#include "format/byte_size.h"
+#include "runtime/generation_writer.h"
+#include "runtime/recorder.h"
+#include "runtime/session.h"
+
+namespace tracewire::runtime {
+namespace {
+
+// The smallest generation size limit a flight recorder sets (see ConfigureFlightRecorder).
+constexpr uint64_t kMinFlightGenerationBytes = 64 * 1024;
+
+void DumpSignalHandler(int) {
+  Session& s = GetSession();
+  // After fork() the child shares the parent's eventfd: never wake the parent's dumper.
+  if (getpid() != static_cast<pid_t>(s.pid)) return;
+  RequestFlightRecorderDump();
+}
+
+// Waits for dump requests and performs them, off the program's threads.
+void DumperLoop() {
+  Session& s = GetSession();
+  for (;;) {
+    uint64_t requests = 0;
+    const ssize_t n = read(s.flight_wake_fd, &requests, sizeof(requests));
+    if (n < 0 && errno == EINTR) continue;
+    if (n != sizeof(requests)) return;
+    // A dump requested just before the exit is still written.
+    if (s.flight_dump_pending.exchange(false)) FlightRecorderDump();
+    if (s.flight_dumper_stop.load()) return;
+  }
+}
+
+// Writes `entry` to a datagram socket (one frame per datagram) or appends it to `pieces`.
+bool WriteEntry(Session& s, const FlightRing::Entry& entry) {
+  if (s.destination.is_datagram()) {
+    return WriteFramesAsDatagrams(entry.bytes, entry.bytes + entry.size, s.destination);
+  }
+  return s.destination.Write(entry.bytes, entry.size);
+}
+
+}  // namespace
+
+uint64_t ParseFlightSize(const char* value) {
+  if (value == nullptr) return 0;
+  return format::ParseByteSize(value, uint64_t{1} << 40).value_or(0);
+}
+
+int ParseFlightSignal(const char* value) {
+  if (value == nullptr) return 0;
+  std::string name = absl::AsciiStrToUpper(absl::StripAsciiWhitespace(value));
+  if (absl::StartsWith(name, "SIG")) name = name.substr(3);
+  if (name == "USR1" || name == std::to_string(SIGUSR1)) return SIGUSR1;
+  if (name == "USR2" || name == std::to_string(SIGUSR2)) return SIGUSR2;
+  return 0;
+}
+
+bool ConfigureFlightRecorder(Session& s, const tw_settings& settings) {
+  if (settings.flight_recorder_bytes == 0) return true;
+  if (!s.flight_ring.Init(settings.flight_recorder_bytes)) return false;
+  s.destination.SetFilePerDump(true);
+  s.flight_signal = settings.flight_signal == SIGUSR1 || settings.flight_signal == SIGUSR2
+                        ? settings.flight_signal
+                        : 0;
+  s.flight_on_error = settings.flight_on_error != 0;
+  // A generation is cut once it holds a quarter of the ring, so that the ring keeps
+  // several whole generations whatever the event rate.
+  s.generation_bytes = std::min<uint64_t>(
+      s.generation_bytes,
+      std::max<uint64_t>(settings.flight_recorder_bytes / 4, kMinFlightGenerationBytes));
+  return true;
+}
+
+void StartFlightRecorder(Session& s) {
+  if (!s.flight_ring.enabled()) return;
+  s.flight_wake_fd = eventfd(0, EFD_CLOEXEC);
+  if (s.flight_wake_fd < 0) return;
+  s.flight_dumper_stop.store(false);
+  sigset_t all;
+  sigset_t previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  s.flight_dumper = std::thread(DumperLoop);
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (s.flight_signal != 0) {
+    struct sigaction current;
+    // Like the fatal-signal handlers: never replace the program's own handler.
+    if (sigaction(s.flight_signal, nullptr, &current) == 0 && current.sa_handler == SIG_DFL &&
+        (current.sa_flags & SA_SIGINFO) == 0) {
+      struct sigaction action {};
+      action.sa_handler = DumpSignalHandler;
+      sigemptyset(&action.sa_mask);
+      action.sa_flags = SA_RESTART;
+      sigaction(s.flight_signal, &action, nullptr);
+    } else {
+      fprintf(stderr,
+              "warning: tracewire: the program handles signal %d itself; "
+              "TRACEWIRE_FLIGHT_SIGNAL is ignored\n",
+              s.flight_signal);
+    }
+  }
+}
+
+void StopFlightRecorder(Session& s) {
+  if (!s.flight_dumper.joinable()) return;
+  s.flight_dumper_stop.store(true);
+  const uint64_t one = 1;
+  const ssize_t ignored = write(s.flight_wake_fd, &one, sizeof(one));
+  (void)ignored;
+  s.flight_dumper.join();
+}
+
+void RequestFlightRecorderDump() {
+  Session& s = GetSession();
+  if (s.flight_wake_fd < 0) return;
+  const int saved = errno;
+  s.flight_dump_pending.store(true);
+  const uint64_t one = 1;
+  const ssize_t ignored = write(s.flight_wake_fd, &one, sizeof(one));
+  (void)ignored;
+  errno = saved;
+}
+
+void NoteErrorForFlightRecorder() {
+  Session& s = GetSession();
+  if (s.flight_on_error && !s.flight_error_seen.exchange(true)) RequestFlightRecorderDump();
+}
+
+bool BeginFlightDumpLocked(Session& s) {
+  const uint64_t number = s.flight_dumps.fetch_add(1) + 1;
+  if (s.destination.file_per_dump() && !s.destination.OpenDumpFile(number)) return false;
+  s.destination.BeginGeneration();
+  if (!s.destination.Write(s.file_header, sizeof(s.file_header))) return false;
+  // A file per dump holds every kept generation; a stream (file, fd, socket) receives each
+  // generation at most once, so that several dumps appended to one stream read as one
+  // trace (with gaps).
+  const uint64_t after = s.destination.file_per_dump() ? 0 : s.flight_dumped_gen;
+  for (size_t i = 0; i < s.flight_ring.size(); ++i) {
+    const FlightRing::Entry entry = s.flight_ring.Get(i);
+    if (entry.gen <= after) continue;
+    if (!WriteEntry(s, entry)) return false;
+    s.flight_dumped_gen = std::max(s.flight_dumped_gen, entry.gen);
+  }
+  return true;
+}
+
+void EndFlightDumpLocked(Session& s) { s.destination.CloseDumpFile(); }
+
+int FlightRecorderDump() {
+  Session& s = GetSession();
+  if (!s.flight_ring.enabled() || s.forked_child || getpid() != static_cast<pid_t>(s.pid)) {
+    return -1;
+  }
+  if (s.emergency.load()) return -1;
+  std::lock_guard<std::mutex> advance_lock(s.advance_mu);
+  // The generation being filled joins the ring first (the threads wait only for this cut).
+  AdvanceGenerationLocked(/*final=*/false);
+  const bool ok = BeginFlightDumpLocked(s);
+  EndFlightDumpLocked(s);
+  return ok ? 0 : -1;
+}
+
+}  // namespace tracewire::runtime

@@ -1,0 +1,232 @@
+#include "runtime/settings_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "runtime/flight_recorder.h"
+
+namespace tracewire::runtime {
+namespace {
+
+// Every setting a file may set: the environment names of docs/api.md.
+constexpr absl::string_view kFileSettings[] = {
+    "TRACEWIRE",
+    "TRACEWIRE_APP_VERSION",
+    "TRACEWIRE_GENERATION_MS",
+    "TRACEWIRE_GENERATION_BYTES",
+    "TRACEWIRE_COMPRESS",
+    "TRACEWIRE_REDACT",
+    "TRACEWIRE_STACKS",
+    "TRACEWIRE_MAX_FILES",
+    "TRACEWIRE_DST_DEBUG",
+    "TRACEWIRE_CONFIG_PARAMS",
+    "TRACEWIRE_ENV_VARS",
+    "TRACEWIRE_ANCESTRY",
+    "TRACEWIRE_WRITE_TIMEOUT_MS",
+    "TRACEWIRE_FLIGHT_RECORDER",
+    "TRACEWIRE_FLIGHT_SIGNAL",
+    "TRACEWIRE_FLIGHT_ON_ERROR",
+};
+
+const char* g_system_path = kSystemSettingsPath;
+
+using SettingsMap = absl::flat_hash_map<std::string, std::string>;
+
+// Reads the whole regular file at `path` (at most kMaxSettingsFileSize bytes). Returns
+// false if it does not exist; warns about other failures and a cut.
+bool ReadSettingsFile(const std::string& path, std::string* text) {
+  // O_NONBLOCK: a FIFO at that path must not hang the program.
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    if (errno != ENOENT && errno != ENOTDIR) {
+      fprintf(stderr, "warning: tracewire: cannot read settings file '%s': %s\n", path.c_str(),
+              strerror(errno));
+    }
+    return false;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    fprintf(stderr, "warning: tracewire: settings file '%s' is not a regular file\n",
+            path.c_str());
+    close(fd);
+    return false;
+  }
+  text->resize(kMaxSettingsFileSize + 1);
+  size_t size = 0;
+  while (size < text->size()) {
+    const ssize_t n = read(fd, text->data() + size, text->size() - size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    size += static_cast<size_t>(n);
+  }
+  close(fd);
+  if (size > kMaxSettingsFileSize) {
+    fprintf(stderr,
+            "warning: tracewire: settings file '%s' is longer than %zu bytes; the rest is "
+            "ignored\n",
+            path.c_str(), kMaxSettingsFileSize);
+    size = kMaxSettingsFileSize;
+  }
+  text->resize(size);
+  return true;
+}
+
+SettingsMap LoadFile(const std::string& path) {
+  SettingsMap map;
+  std::string text;
+  if (path.empty() || !ReadSettingsFile(path, &text)) return map;
+  ParsedSettings parsed = ParseSettingsText(text);
+  if (parsed.bad_lines > 0) {
+    std::string more;
+    if (parsed.bad_lines > 1) {
+      more = absl::StrFormat(" (%d more bad line%s)", parsed.bad_lines - 1,
+                             parsed.bad_lines > 2 ? "s" : "");
+    }
+    fprintf(stderr, "warning: tracewire: settings file '%s': %s; ignored%s\n", path.c_str(),
+            parsed.first_problem.c_str(), more.c_str());
+  }
+  for (auto& [key, value] : parsed.values) map[key] = std::move(value);
+  return map;
+}
+
+// The two files, read once.
+struct FileSettings {
+  SettingsMap user;
+  SettingsMap system;
+  FileSettings() {
+    system = LoadFile(g_system_path);
+    // secure_getenv: a set-user-ID program does not read a file its caller chose.
+    user = LoadFile(UserSettingsPath(secure_getenv("XDG_CONFIG_HOME"), secure_getenv("HOME")));
+  }
+};
+
+const FileSettings& Files() {
+  static const FileSettings* files = new FileSettings();
+  return *files;
+}
+
+bool ParseBool(const char* value, bool fallback) {
+  if (value == nullptr || *value == '\0') return fallback;
+  const std::string v = absl::AsciiStrToLower(value);
+  if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
+  if (v == "0" || v == "false" || v == "no" || v == "off") return false;
+  return fallback;
+}
+
+uint64_t ParseUint(const char* value, uint64_t fallback) {
+  uint64_t parsed;
+  if (value == nullptr || !absl::SimpleAtoi(value, &parsed) || parsed == 0) return fallback;
+  return parsed;
+}
+
+}  // namespace
+
+bool IsFileSettingName(absl::string_view name) {
+  for (absl::string_view known : kFileSettings) {
+    if (known == name) return true;
+  }
+  return false;
+}
+
+ParsedSettings ParseSettingsText(absl::string_view text) {
+  ParsedSettings parsed;
+  int number = 0;
+  auto bad = [&parsed, &number](absl::string_view why) {
+    if (parsed.bad_lines++ == 0) parsed.first_problem = absl::StrCat("line ", number, ": ", why);
+  };
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++number;
+    absl::ConsumeSuffix(&line, "\r");
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty() || line[0] == '#' || line[0] == ';') continue;
+    if (line.find('\0') != absl::string_view::npos) {
+      bad("NUL byte");
+      continue;
+    }
+    const size_t equals = line.find('=');
+    if (equals == absl::string_view::npos) {
+      bad("expected 'key = value'");
+      continue;
+    }
+    const absl::string_view key = absl::StripAsciiWhitespace(line.substr(0, equals));
+    absl::string_view value = absl::StripAsciiWhitespace(line.substr(equals + 1));
+    if (key.empty()) {
+      bad("no key before '='");
+      continue;
+    }
+    if (!IsFileSettingName(key)) {
+      // Only the name is printed: it is all letters, digits and '_' or it is not echoed.
+      const bool printable = std::all_of(key.begin(), key.end(), [](char c) {
+        return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_';
+      });
+      bad(printable && key.size() <= 64 ? absl::StrCat("unknown setting '", key, "'")
+                                        : std::string("unknown setting"));
+      continue;
+    }
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
+      value = value.substr(1, value.size() - 2);
+    }
+    parsed.values.emplace_back(std::string(key), std::string(value));
+  }
+  return parsed;
+}
+
+std::string UserSettingsPath(const char* xdg_config_home, const char* home) {
+  if (xdg_config_home != nullptr && xdg_config_home[0] == '/') {
+    return absl::StrCat(xdg_config_home, "/tracewire/config");
+  }
+  if (home != nullptr && home[0] == '/') return absl::StrCat(home, "/.config/tracewire/config");
+  return "";
+}
+
+const char* Setting(const char* name) {
+  const char* env = getenv(name);
+  // As git: a non-empty environment variable wins; an empty one does not hide the files
+  // (set 0 to turn a setting off).
+  if (env != nullptr && *env != '\0') return env;
+  const FileSettings& files = Files();
+  for (const SettingsMap* map : {&files.user, &files.system}) {
+    auto it = map->find(name);
+    if (it != map->end()) return it->second.c_str();
+  }
+  return env;
+}
+
+tw_settings LoadSettings() {
+  tw_settings settings{};
+  settings.target = Setting("TRACEWIRE");
+  settings.app_version = Setting("TRACEWIRE_APP_VERSION");
+  settings.generation_ms = ParseUint(Setting("TRACEWIRE_GENERATION_MS"), 0);
+  settings.generation_bytes = ParseUint(Setting("TRACEWIRE_GENERATION_BYTES"), 0);
+  settings.compress = ParseBool(Setting("TRACEWIRE_COMPRESS"), false);
+  settings.no_redact = !ParseBool(Setting("TRACEWIRE_REDACT"), true);
+  settings.stack_events = Setting("TRACEWIRE_STACKS");
+  settings.max_files = static_cast<int>(ParseUint(Setting("TRACEWIRE_MAX_FILES"), 0));
+  settings.config_params = Setting("TRACEWIRE_CONFIG_PARAMS");
+  settings.env_vars = Setting("TRACEWIRE_ENV_VARS");
+  settings.no_ancestry = !ParseBool(Setting("TRACEWIRE_ANCESTRY"), true);
+  settings.write_timeout_ms = static_cast<int>(
+      std::min<uint64_t>(ParseUint(Setting("TRACEWIRE_WRITE_TIMEOUT_MS"), 0), 24 * 3600 * 1000));
+  settings.flight_recorder_bytes = ParseFlightSize(Setting("TRACEWIRE_FLIGHT_RECORDER"));
+  settings.flight_signal = ParseFlightSignal(Setting("TRACEWIRE_FLIGHT_SIGNAL"));
+  settings.flight_on_error = ParseBool(Setting("TRACEWIRE_FLIGHT_ON_ERROR"), false);
+  return settings;
+}
+
+void SetSystemSettingsPathForTesting(const char* path) { g_system_path = path; }
+
+}  // namespace tracewire::runtime

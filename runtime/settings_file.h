@@ -1,0 +1,60 @@
+// The runtime's settings: the TRACEWIRE* environment variables, and the same keys in a
+// user settings file ($XDG_CONFIG_HOME/tracewire/config, else ~/.config/tracewire/config)
+// and a system settings file (/etc/tracewire.conf). Precedence: a non-empty environment
+// variable, then the user file, then the system file. The files are read once, at the
+// first lookup (tw_initialize); a bad line warns once on stderr and is ignored.
+#ifndef TRACEWIRE_RUNTIME_SETTINGS_FILE_H_
+#define TRACEWIRE_RUNTIME_SETTINGS_FILE_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "tracewire/tracewire.h"
+
+namespace tracewire::runtime {
+
+// The system-wide settings file.
+inline constexpr char kSystemSettingsPath[] = "/etc/tracewire.conf";
+
+// Largest settings file read; the rest of a longer file is ignored with a warning.
+inline constexpr size_t kMaxSettingsFileSize = 64 * 1024;
+
+// True if `name` is a setting a settings file may set (TRACEWIRE, TRACEWIRE_APP_VERSION,
+// ...; not the variables the runtime sets for its children, nor TRACEWIRE_CLOCK, which is
+// read before the files).
+bool IsFileSettingName(absl::string_view name);
+
+// The result of parsing one settings file.
+struct ParsedSettings {
+  std::vector<std::pair<std::string, std::string>> values;  // in file order
+  int bad_lines = 0;
+  std::string first_problem;  // "line N: ..." of the first bad line (no file content)
+};
+
+// Parses `key = value` lines: blank lines and lines starting with '#' or ';' are skipped,
+// key and value are trimmed of spaces and tabs, a value may be wrapped in double quotes
+// (kept as is inside), a later line wins over an earlier one. A line without '=', with an
+// empty or unknown key, or with a NUL byte is bad.
+ParsedSettings ParseSettingsText(absl::string_view text);
+
+// The user settings file for these environment values ("" if neither is usable):
+// $XDG_CONFIG_HOME/tracewire/config if XDG_CONFIG_HOME is an absolute path, else
+// $HOME/.config/tracewire/config.
+std::string UserSettingsPath(const char* xdg_config_home, const char* home);
+
+// The value of setting `name` (environment > user file > system file), or nullptr. The
+// pointer stays valid for the life of the process.
+const char* Setting(const char* name);
+
+// The settings tw_initialize uses: every field of tw_settings from Setting().
+tw_settings LoadSettings();
+
+// Tests only (not part of the API): reads the system settings from `path` instead of
+// kSystemSettingsPath. Must be called before the first Setting() of the process.
+void SetSystemSettingsPathForTesting(const char* path);
+
+}  // namespace tracewire::runtime
+
+#endif  // TRACEWIRE_RUNTIME_SETTINGS_FILE_H_
