@@ -52,6 +52,31 @@ std::unique_ptr<ByteSource> StdioSource(std::FILE* file, std::string name = "");
 // open(2) does.
 absl::StatusOr<std::unique_ptr<ByteSource>> OpenFileSource(const std::string& path);
 
+// Sources over many files (the files of a trace directory, read side by side by a
+// ProcessTreeReader) that hold at most `max_open` descriptors at once: a file is open
+// while it is read, and the least recently read one is closed when another needs its
+// descriptor. A file reopened later is read on from where it stopped (pread), and must
+// still be the same file (device and inode): a file replaced meanwhile fails with
+// DataLoss rather than mixing two files' bytes.
+class FileSourcePool {
+ public:
+  // `max_open` of 0 picks a quarter of the soft RLIMIT_NOFILE, between 8 and 256.
+  explicit FileSourcePool(size_t max_open = 0);
+  ~FileSourcePool();
+
+  // A source over the regular file `path`, checked by opening it now (errors as
+  // OpenFileSource's). The pool's state is shared: sources may outlive the pool.
+  absl::StatusOr<std::unique_ptr<ByteSource>> Open(const std::string& path);
+
+  // Descriptors the pool's sources hold open now.
+  size_t open_count() const;
+
+  struct Shared;
+
+ private:
+  std::shared_ptr<Shared> shared_;
+};
+
 }  // namespace tracewire::reader
 
 #endif  // TRACEWIRE_READER_BYTE_SOURCE_H_

@@ -1,8 +1,11 @@
 #include "reader/event.h"
 
+#include <iterator>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "format/event_spec.h"
 
 namespace tracewire::reader {
 namespace {
@@ -21,72 +24,72 @@ std::string Views(const std::vector<absl::string_view>& items) {
 
 }  // namespace
 
-absl::string_view EventKindName(EventKind kind) {
-  switch (kind) {
-    case EventKind::kVersion:
-      return "version";
-    case EventKind::kTooManyFiles:
-      return "too_many_files";
-    case EventKind::kStart:
-      return "start";
-    case EventKind::kExit:
-      return "exit";
-    case EventKind::kSignal:
-      return "signal";
-    case EventKind::kAtexit:
-      return "atexit";
-    case EventKind::kError:
-      return "error";
-    case EventKind::kCmdPath:
-      return "cmd_path";
-    case EventKind::kCmdAncestry:
-      return "cmd_ancestry";
-    case EventKind::kCmdName:
-      return "cmd_name";
-    case EventKind::kCmdMode:
-      return "cmd_mode";
-    case EventKind::kAlias:
-      return "alias";
-    case EventKind::kChildStart:
-      return "child_start";
-    case EventKind::kChildExit:
-      return "child_exit";
-    case EventKind::kChildReady:
-      return "child_ready";
-    case EventKind::kExec:
-      return "exec";
-    case EventKind::kExecResult:
-      return "exec_result";
-    case EventKind::kThreadStart:
-      return "thread_start";
-    case EventKind::kThreadExit:
-      return "thread_exit";
-    case EventKind::kDefParam:
-      return "def_param";
-    case EventKind::kDefRepo:
-      return "def_repo";
-    case EventKind::kRegionEnter:
-      return "region_enter";
-    case EventKind::kRegionLeave:
-      return "region_leave";
-    case EventKind::kData:
-      return "data";
-    case EventKind::kDataJson:
-      return "data_json";
-    case EventKind::kPrintf:
-      return "printf";
-    case EventKind::kThTimer:
-      return "th_timer";
-    case EventKind::kTimer:
-      return "timer";
-    case EventKind::kThCounter:
-      return "th_counter";
-    case EventKind::kCounter:
-      return "counter";
-    case EventKind::kExperimental:
-      return "experimental";
+namespace {
+
+using format::EventType;
+
+// The wire row of each EventKind whose name is the kind's Trace2 event name (data_int, the
+// other row that decodes to kData, shares the data row's Trace2 event).
+constexpr EventType kKindRows[] = {
+    EventType::kVersion,     EventType::kTooManyFiles, EventType::kStart,
+    EventType::kExit,        EventType::kSignal,       EventType::kAtexit,
+    EventType::kError,       EventType::kCmdPath,      EventType::kCmdAncestry,
+    EventType::kCmdName,     EventType::kCmdMode,      EventType::kAlias,
+    EventType::kChildStart,  EventType::kChildExit,    EventType::kChildReady,
+    EventType::kExec,        EventType::kExecResult,   EventType::kThreadStart,
+    EventType::kThreadExit,  EventType::kDefParam,     EventType::kDefRepo,
+    EventType::kRegionEnter, EventType::kRegionLeave,  EventType::kData,
+    EventType::kDataJson,    EventType::kPrintf,       EventType::kThTimer,
+    EventType::kTimer,       EventType::kThCounter,    EventType::kCounter,
+};
+static_assert(std::size(kKindRows) == static_cast<size_t>(EventKind::kExperimental),
+              "one row per Trace2 EventKind");
+
+// EventKind of every wire type, derived from the spec table's Trace2 event names.
+struct KindsOfTypes {
+  EventKind kind[256];
+  KindsOfTypes() {
+    for (EventKind& k : kind) k = EventKind::kExperimental;
+    for (size_t k = 0; k < std::size(kKindRows); ++k) {
+      const absl::string_view name = format::LookupSpec(kKindRows[k])->trace2_event;
+      for (const format::EventSpec& spec : format::AllSpecs()) {
+        if (spec.trace2_event == name) kind[static_cast<uint8_t>(spec.type)] = EventKind(k);
+      }
+    }
   }
-  return "unknown";
+};
+
+}  // namespace
+
+absl::string_view EventKindName(EventKind kind) {
+  const size_t k = static_cast<size_t>(kind);
+  if (k >= std::size(kKindRows)) return "experimental";
+  return format::LookupSpec(kKindRows[k])->trace2_event;
+}
+
+EventKind EventKindOfType(uint8_t type) {
+  static const KindsOfTypes* table = new KindsOfTypes();
+  return table->kind[type];
+}
+
+std::optional<EventKind> EventKindByName(absl::string_view name) {
+  const format::EventSpec* spec = format::LookupTrace2Event(name);
+  if (spec == nullptr) return std::nullopt;
+  return EventKindOfType(static_cast<uint8_t>(spec->type));
+}
+
+std::string FrameText(const SymbolFrame& frame) {
+  std::string out =
+      frame.func.empty() ? absl::StrFormat("0x%x", frame.pc) : std::string(frame.func);
+  if (!frame.file.empty()) {
+    absl::StrAppend(&out, " (", frame.file);
+    if (frame.line != 0) absl::StrAppend(&out, ":", frame.line);
+    out += ")";
+  }
+  if (!frame.module.empty()) {
+    absl::StrAppendFormat(&out, " [%s+0x%x]", frame.module, frame.module_offset);
+  }
+  return out;
 }
 
 std::string Event::DebugString() const {

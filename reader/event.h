@@ -2,7 +2,7 @@
 // Trace2 event it is; the common fields are always set, and each kind sets the fields listed
 // under its name below. Fields of other kinds hold unspecified (stale) values: switch on
 // `kind` before reading them. The fields cover what git's NORMAL, PERF and EVENT targets
-// print (see shared/notes/git-trace2-output.md §2.3, §3.2, §4.2).
+// print (docs/cli.md, decode).
 //
 // Lifetime: string views and spans point into the reader's generation tables and live
 // state. They stay valid until the next call to Next() on the reader that produced the
@@ -57,7 +57,15 @@ enum class EventKind : uint8_t {
 };
 
 // The Trace2 event name ("region_enter", "data", ...); "experimental" for kExperimental.
+// Derived from the format's event table (the Trace2 event of the kind's wire row).
 absl::string_view EventKindName(EventKind kind);
+
+// The kind a wire event type decodes to (data and data_int -> kData); kExperimental for
+// types that are not Trace2 events (structural rows, experimental and unknown types).
+EventKind EventKindOfType(uint8_t type);
+
+// The kind whose Trace2 event name is `name` ("data" -> kData), or nullopt.
+std::optional<EventKind> EventKindByName(absl::string_view name);
 
 // Type of a data event's value.
 enum class ValueKind : uint8_t {
@@ -66,13 +74,21 @@ enum class ValueKind : uint8_t {
   kJson,    // data_json: `value_string` holds the raw JSON bytes
 };
 
-// One symbolized frame of a stack attached to an event.
+// One symbolized frame of a stack attached to an event: the return address, and what
+// the trace and the reader's symbolizer (the module's symbol tables and DWARF line
+// tables, when this machine has the module's file) know about it.
 struct SymbolFrame {
   uint64_t pc = 0;
-  absl::string_view func;  // empty if unknown
-  absl::string_view file;  // empty if unknown
-  uint64_t line = 0;
+  absl::string_view func;      // demangled function name; empty if unknown
+  absl::string_view file;      // source file; empty if unknown
+  uint64_t line = 0;           // source line; 0 if unknown
+  absl::string_view module;    // path of the executable or shared object; empty if unknown
+  uint64_t module_offset = 0;  // pc minus the module's load bias (its address in the ELF file)
 };
+
+// One line of text for a frame: "func (file:line) [module+0xoffset]", with the parts that
+// are unknown left out and the pc ("0x55d0c0de1234") for an unknown function.
+std::string FrameText(const SymbolFrame& frame);
 
 struct Event {
   // ---- Common: set for every kind. ----

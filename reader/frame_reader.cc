@@ -11,6 +11,7 @@
 #include "format/file_header.h"
 #include "format/raw_decoder.h"
 #include "format/raw_event.h"
+#include "format/varint.h"
 
 namespace tracewire::reader {
 namespace {
@@ -73,19 +74,24 @@ absl::StatusOr<uint32_t> FrameReader::ReadHeader() {
   }
   absl::StatusOr<uint32_t> version = format::ParseFileHeader(absl::string_view(buf_.get(), len_));
   if (!version.ok()) return Prefixed(version.status(), "file header");
+  header_flags_ |= format::FileHeaderFlags(absl::string_view(buf_.get(), len_));
   scan_ = format::kFileHeaderSize;
-  complete_bytes_ = format::kFileHeaderSize;
+  complete_end_ = FileOffset(scan_);
   return version;
+}
+
+void FrameReader::Drop(size_t n) {
+  if (n == 0) return;
+  std::memmove(buf_.get(), buf_.get() + n, len_ - n);
+  len_ -= n;
+  buf_offset_ += n;
 }
 
 absl::StatusOr<bool> FrameReader::Next(RawGeneration* gen) {
   // Drop the bytes of the previous generation.
-  if (scan_ > 0) {
-    std::memmove(buf_.get(), buf_.get() + scan_, len_ - scan_);
-    len_ -= scan_;
-    buf_offset_ += scan_;
-    scan_ = 0;
-  }
+  Drop(scan_);
+  scan_ = 0;
+  if (!weak_attempt_) damaged_gen_.reset();
   pending_.clear();
   partial_compressed_.clear();
   cur_gen_.reset();
@@ -95,6 +101,7 @@ absl::StatusOr<bool> FrameReader::Next(RawGeneration* gen) {
   format::RawEvent raw;
   size_t pos = 0;
   while (true) {
+    framed_to_ = pos;
     if (pos == len_) {
       absl::StatusOr<bool> more = Fill();
       if (!more.ok()) return Prefixed(more.status(), Where());
@@ -127,8 +134,9 @@ absl::StatusOr<bool> FrameReader::Next(RawGeneration* gen) {
                             absl::StrFormat("%s: byte offset %d: repeated file header: %s", Where(),
                                             FileOffset(pos), reason));
       }
+      header_flags_ |= format::FileHeaderFlags(absl::string_view(buf_.get() + pos, len_ - pos));
       pos += format::kFileHeaderSize;
-      complete_bytes_ = FileOffset(pos);
+      complete_end_ = FileOffset(pos);
       continue;
     }
     format::RecordDecoder decoder(absl::string_view(buf_.get() + pos, len_ - pos), FileOffset(pos),
@@ -147,6 +155,7 @@ absl::StatusOr<bool> FrameReader::Next(RawGeneration* gen) {
     const uint64_t offset = FileOffset(pos);
     if (!cur_gen_.has_value()) {
       cur_gen_ = frame_gen;
+      if (!weak_attempt_) damaged_gen_ = frame_gen;
       gen->gen = frame_gen;
       gen->file_offset = offset;
     } else if (frame_gen != *cur_gen_) {
@@ -179,7 +188,9 @@ absl::StatusOr<bool> FrameReader::Next(RawGeneration* gen) {
       if (absl::Status s = ReadCompressed(frame, raw.size, gen); !s.ok()) return s;
       scan_ = pos + raw.size;
       prev_gen_ = cur_gen_;
-      complete_bytes_ = FileOffset(scan_);
+      damaged_gen_.reset();
+      weak_attempt_ = false;
+      complete_end_ = FileOffset(scan_);
       return true;
     }
     pos += raw.size;
@@ -196,7 +207,9 @@ absl::StatusOr<bool> FrameReader::Next(RawGeneration* gen) {
       gen->raw_bytes = gen->file_bytes;
       scan_ = pos;
       prev_gen_ = cur_gen_;
-      complete_bytes_ = FileOffset(scan_);
+      damaged_gen_.reset();
+      weak_attempt_ = false;
+      complete_end_ = FileOffset(scan_);
       pending_.clear();
       return true;
     }
@@ -300,6 +313,129 @@ uint64_t FrameReader::CountPartialEvents() const {
     if (f.type == EventType::kEventBatch) count_body(f.payload);
   }
   return count;
+}
+
+FrameReader::Probe FrameReader::ProbeFrame(size_t pos, std::optional<uint64_t> gen) const {
+  if (pos == len_) return eof_ ? Probe::kYes : Probe::kMore;
+  const absl::string_view rest(buf_.get() + pos, len_ - pos);
+  if (static_cast<uint8_t>(rest[0]) == format::kFileMagic[0]) {
+    if (rest.size() < format::kFileHeaderSize) {
+      // A header cut by the end of the buffer: look again once more bytes are in.
+      const size_t n = std::min(rest.size(), sizeof(format::kFileMagic));
+      return !eof_ && std::memcmp(rest.data(), format::kFileMagic, n) == 0 ? Probe::kMore
+                                                                           : Probe::kNo;
+    }
+    return format::ParseFileHeader(rest).ok() ? Probe::kYes : Probe::kNo;
+  }
+  const uint8_t type = static_cast<uint8_t>(rest[0]);
+  if (type == 0 || type > static_cast<uint8_t>(EventType::kCompressedGeneration)) {
+    return Probe::kNo;
+  }
+  format::RecordDecoder decoder(rest, 0, format::Scope::kFrame);
+  format::RawEvent raw;
+  absl::StatusOr<bool> decoded = decoder.Next(&raw);
+  if (!decoded.ok()) {
+    return absl::IsOutOfRange(decoded.status()) && !eof_ ? Probe::kMore : Probe::kNo;
+  }
+  if (gen.has_value() && raw.args[GenArgIndex(static_cast<EventType>(type))] != *gen) {
+    return Probe::kNo;
+  }
+  if (raw.spec->body != format::BodyKind::kNone) {
+    format::RecordDecoder body(raw.body, 0, format::BodyScope(raw.spec->body));
+    format::RawEvent record;
+    while (true) {
+      absl::StatusOr<bool> more = body.Next(&record);
+      if (!more.ok()) return Probe::kNo;
+      if (!*more) break;
+    }
+  }
+  return Probe::kYes;
+}
+
+FrameReader::Probe FrameReader::IsResyncPoint(size_t pos, size_t* resume) const {
+  const auto* p = reinterpret_cast<const uint8_t*>(buf_.get()) + pos;
+  const auto* end = reinterpret_cast<const uint8_t*>(buf_.get()) + len_;
+  if (*p == format::kFileMagic[0]) {
+    *resume = pos;
+    return ProbeFrame(pos, std::nullopt);
+  }
+  // A process's generations are numbered 1, 2, 3, ...: after generation P, damage to
+  // generation N (P + 1, unless the damage hit the number itself), look for the
+  // end_of_generation of P + 1 or N followed by the end of the input, a file header or a
+  // well-formed frame (resume after it), and for a well-formed frame of generation 1 (a
+  // new process), P + 1, P + 2 or N + 1 (resume at it).
+  const uint64_t prev = prev_gen_.value_or(0);
+  const uint64_t damaged = damaged_gen_.value_or(prev + 1);
+  const uint8_t type = *p;
+  if (type == 0 || type > static_cast<uint8_t>(EventType::kCompressedGeneration)) {
+    return Probe::kNo;
+  }
+  const uint8_t* q = p + 1;
+  uint64_t gen = 0;
+  format::VarintResult result = format::GetUvarint(&q, end, &gen);
+  if (result == format::VarintResult::kOk && static_cast<EventType>(type) == EventType::kExperimentalBatch) {
+    result = format::GetUvarint(&q, end, &gen);  // experiment, then gen
+  }
+  if (result == format::VarintResult::kTruncated) return eof_ ? Probe::kNo : Probe::kMore;
+  if (result != format::VarintResult::kOk) return Probe::kNo;
+  if (type == static_cast<uint8_t>(EventType::kEndOfGeneration)) {
+    if (gen != prev + 1 && gen != damaged) return Probe::kNo;
+    *resume = static_cast<size_t>(q - reinterpret_cast<const uint8_t*>(buf_.get()));
+    return ProbeFrame(*resume, std::nullopt);
+  }
+  if (gen != 1 && gen != prev + 1 && gen != prev + 2 && gen != damaged + 1) return Probe::kNo;
+  *resume = pos;
+  return ProbeFrame(pos, gen);
+}
+
+absl::StatusOr<bool> FrameReader::Resync() {
+  // The damaged region starts at buffer index 0 (Next() drops what came before it). The
+  // bytes up to where framing stopped are scanned a second time.
+  rescanned_bytes_ += framed_to_ + 1;
+  if (rescanned_bytes_ > 8 * bytes_read_ + (uint64_t{16} << 20)) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "byte offset %d: resynchronisation abandoned after rescanning %d bytes (the input "
+        "imitates generation boundaries)",
+        FileOffset(0), rescanned_bytes_));
+  }
+  framed_to_ = 0;
+  pending_.clear();
+  partial_compressed_.clear();
+  size_t pos = std::min<size_t>(1, len_);
+  while (true) {
+    Probe probe = Probe::kNo;
+    size_t resume = 0;
+    for (; pos < len_; ++pos) {
+      probe = IsResyncPoint(pos, &resume);
+      if (probe != Probe::kNo) break;
+    }
+    if (probe == Probe::kYes) {
+      // Found: the trace goes on at `resume`.
+      skipped_bytes_ += FileOffset(resume) - complete_end_;
+      complete_end_ = FileOffset(resume);
+      resumed_at_header_ =
+          resume < len_ && static_cast<uint8_t>(buf_[resume]) == format::kFileMagic[0];
+      Drop(resume);
+      scan_ = 0;
+      cur_gen_.reset();
+      // At a header, a new writer may start; at an inferred boundary, the damage may go
+      // on, and a later resync still looks for the ends of the generation first damaged.
+      weak_attempt_ = !resumed_at_header_;
+      if (resumed_at_header_) damaged_gen_.reset();
+      return true;
+    }
+    // Keep the bytes from `pos` on (a candidate's prefix, or nothing) and read more.
+    Drop(pos);
+    pos = 0;
+    absl::StatusOr<bool> more = Fill();
+    if (!more.ok()) return more.status();
+    if (!*more && len_ == 0) {
+      // The input ends in the damage.
+      skipped_bytes_ += FileOffset(0) - complete_end_;
+      complete_end_ = FileOffset(0);
+      return false;
+    }
+  }
 }
 
 absl::StatusOr<uint64_t> FrameReader::TotalSize() {

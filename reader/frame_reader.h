@@ -66,8 +66,31 @@ class FrameReader {
   // Every message starts with the generation and byte offset it concerns.
   absl::StatusOr<bool> Next(RawGeneration* gen);
 
+  // The flags (format::kFileFlag*) of every file header read so far, or-ed together.
+  uint32_t header_flags() const { return header_flags_; }
+
   // Bytes of the headers and of every generation Next returned successfully.
-  uint64_t complete_bytes() const { return complete_bytes_; }
+  uint64_t complete_bytes() const { return complete_end_ - skipped_bytes_; }
+
+  // Salvage: after ReadHeader() or Next() failed on the trace's bytes (not on an I/O
+  // error), skips the damage and finds the next place the trace may go on, scanning from
+  // the byte after the start of the damaged generation (a damaged frame may have swallowed
+  // what follows it): a valid file header, the byte after the end_of_generation of the
+  // damaged generation, or a frame of the generation after it. Returns true if it found
+  // one (call ReadHeader() again if ReadHeader() had failed, else Next()), false if the
+  // input ends first. ResourceExhausted once the rescanning budget (bytes framed again,
+  // at most eight times the input read plus 16 MiB, so hostile input cannot make salvage
+  // quadratic) is spent; other errors are I/O errors. The skipped bytes do not count in
+  // complete_bytes().
+  absl::StatusOr<bool> Resync();
+
+  // Bytes skipped by Resync() so far.
+  uint64_t skipped_bytes() const { return skipped_bytes_; }
+
+  // True if the last successful Resync() resumed at a file header (a strong sign that a
+  // new writer's data starts there), false if at a generation boundary it inferred from
+  // frame numbers (which data inside a damaged generation can imitate).
+  bool resumed_at_header() const { return resumed_at_header_; }
 
   // After Next failed: timed-event records found in the event batches of the partial
   // generation that could be framed (a lower bound of the events lost).
@@ -92,6 +115,15 @@ class FrameReader {
   // Prefix for messages about the generation being read.
   std::string Where() const;
   uint64_t FileOffset(size_t pos) const { return buf_offset_ + pos; }
+  // Drops the first `n` bytes of the buffer.
+  void Drop(size_t n);
+  // Resync(): whether the trace may go on at buffer index `pos` (then at *resume), or
+  // more bytes are needed to tell.
+  enum class Probe { kNo, kYes, kMore };
+  Probe IsResyncPoint(size_t pos, size_t* resume) const;
+  // Whether the bytes at `pos` are the end of the input, a valid file header, or a frame
+  // (of generation `gen`, if given) that decodes whole, batch body included.
+  Probe ProbeFrame(size_t pos, std::optional<uint64_t> gen) const;
 
   ByteSource* source_;
   size_t chunk_size_;
@@ -102,9 +134,18 @@ class FrameReader {
   uint64_t buf_offset_ = 0;  // file offset of buf_[0]
   uint64_t bytes_read_ = 0;
   bool eof_ = false;
-  uint64_t complete_bytes_ = 0;
+  uint64_t complete_end_ = 0;   // file offset where the last complete header/generation ends
+  uint64_t skipped_bytes_ = 0;  // bytes Resync() skipped
+  uint64_t rescanned_bytes_ = 0;
+  size_t framed_to_ = 0;  // buffer index Next() had framed up to
+  bool resumed_at_header_ = false;
+  bool weak_attempt_ = false;  // framing from an inferred boundary, no generation done yet
+  uint32_t header_flags_ = 0;
   std::optional<uint64_t> prev_gen_;
   std::optional<uint64_t> cur_gen_;
+  // The generation that was damaged when Next() last failed (Resync() looks for its end
+  // and for the generation after it).
+  std::optional<uint64_t> damaged_gen_;
   std::vector<PendingFrame> pending_;
   std::unique_ptr<char[]> raw_;  // decompressed generation
   size_t raw_cap_ = 0;

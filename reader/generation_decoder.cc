@@ -34,50 +34,6 @@ constexpr size_t kMaxRegionDepth = size_t{1} << 20;
 
 constexpr uint8_t T(EventType type) { return static_cast<uint8_t>(type); }
 
-// EventKind of each surfaced wire type.
-struct KindTable {
-  EventKind kind[256];
-  KindTable() {
-    for (EventKind& k : kind) k = EventKind::kExperimental;
-    kind[T(EventType::kVersion)] = EventKind::kVersion;
-    kind[T(EventType::kTooManyFiles)] = EventKind::kTooManyFiles;
-    kind[T(EventType::kStart)] = EventKind::kStart;
-    kind[T(EventType::kExit)] = EventKind::kExit;
-    kind[T(EventType::kSignal)] = EventKind::kSignal;
-    kind[T(EventType::kAtexit)] = EventKind::kAtexit;
-    kind[T(EventType::kError)] = EventKind::kError;
-    kind[T(EventType::kCmdPath)] = EventKind::kCmdPath;
-    kind[T(EventType::kCmdAncestry)] = EventKind::kCmdAncestry;
-    kind[T(EventType::kCmdName)] = EventKind::kCmdName;
-    kind[T(EventType::kCmdMode)] = EventKind::kCmdMode;
-    kind[T(EventType::kAlias)] = EventKind::kAlias;
-    kind[T(EventType::kChildStart)] = EventKind::kChildStart;
-    kind[T(EventType::kChildExit)] = EventKind::kChildExit;
-    kind[T(EventType::kChildReady)] = EventKind::kChildReady;
-    kind[T(EventType::kExec)] = EventKind::kExec;
-    kind[T(EventType::kExecResult)] = EventKind::kExecResult;
-    kind[T(EventType::kThreadStart)] = EventKind::kThreadStart;
-    kind[T(EventType::kThreadExit)] = EventKind::kThreadExit;
-    kind[T(EventType::kDefParam)] = EventKind::kDefParam;
-    kind[T(EventType::kDefRepo)] = EventKind::kDefRepo;
-    kind[T(EventType::kRegionEnter)] = EventKind::kRegionEnter;
-    kind[T(EventType::kRegionLeave)] = EventKind::kRegionLeave;
-    kind[T(EventType::kData)] = EventKind::kData;
-    kind[T(EventType::kDataInt)] = EventKind::kData;
-    kind[T(EventType::kDataJson)] = EventKind::kDataJson;
-    kind[T(EventType::kPrintf)] = EventKind::kPrintf;
-    kind[T(EventType::kThTimer)] = EventKind::kThTimer;
-    kind[T(EventType::kTimer)] = EventKind::kTimer;
-    kind[T(EventType::kThCounter)] = EventKind::kThCounter;
-    kind[T(EventType::kCounter)] = EventKind::kCounter;
-  }
-};
-
-const KindTable& Kinds() {
-  static const KindTable* table = new KindTable();
-  return *table;
-}
-
 // "00" "01" ... "99".
 constexpr struct TwoDigits {
   char pairs[200];
@@ -133,7 +89,7 @@ GenerationDecoder::GenerationDecoder() {
     const format::EventSpec* spec = format::LookupSpec(static_cast<uint8_t>(i));
     specs_[i] = spec;
     TypeInfo& info = types_[i];
-    info.kind = Kinds().kind[i];
+    info.kind = EventKindOfType(static_cast<uint8_t>(i));
     if (spec == nullptr) continue;
     if (spec->scope == format::Scope::kEventBody && !spec->has_data) {
       info.fast = true;
@@ -327,6 +283,7 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
   for (Cursor& c : cursors_) {
     c.has_head = true;  // until DecodeHead finds the stream exhausted
     if (!DecodeHead(c)) return error_;
+    if (log_ != nullptr) LogThread(c);
     if (c.has_head) {
       keys_[c.index] = c.time;
       if (!linear_) {
@@ -554,6 +511,11 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool GenerationDecoder::DecodeHead(Cursor& c
 absl::Status GenerationDecoder::EndRestatement(Cursor& c) {
   c.restating = false;
   const ThreadState& ts = *c.ts;
+  if (log_ != nullptr) {
+    SpeculationLog::Entry entry{SpeculationLog::Op::kRestated, c.thread_id};
+    entry.regions = ts.regions;
+    log_->AddEntry(std::move(entry));
+  }
   if (!ts.carried.has_value() || *ts.carried == ts.regions) return absl::OkStatus();
   const std::vector<uint64_t>& carried = *ts.carried;
   if (carried.size() != ts.regions.size()) {
@@ -625,6 +587,21 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::FillCommon(Cursor& c
   } else {
     e.stack = {};
   }
+}
+
+void GenerationDecoder::LogThread(const Cursor& c) {
+  SpeculationLog::Entry entry{SpeculationLog::Op::kThread, c.thread_id};
+  entry.has_records = c.has_head;
+  if (c.has_head) {
+    // A leading thread_status overwrites the start time and regions (and the name if it
+    // gives one) before anything reads them.
+    const bool restated = c.head_type == T(EventType::kThreadStatus);
+    entry.default_name = !restated || c.head_args[1] == 0;
+    entry.default_times = !restated;
+    if (entry.default_name) entry.name = c.ts->name;
+    entry.start_time = c.ts->start_time;
+  }
+  log_->AddEntry(std::move(entry));
 }
 
 GenerationDecoder::Outcome GenerationDecoder::SiteError(const Cursor& c) {
@@ -726,12 +703,14 @@ GenerationDecoder::Outcome GenerationDecoder::ProcessOther(Cursor& c) {
     case T(EventType::kVersion):
       e.exe = Str(a[2]);
       state_->saw_process_start = true;
+      if (log_ != nullptr) log_->Add(SpeculationLog::Op::kProcessStart, 0);
       break;
     case T(EventType::kTooManyFiles):
       break;
     case T(EventType::kStart):
       if (absl::Status s = SplitList(c, a[2], &e.argv); !s.ok()) return Fail(std::move(s));
       state_->saw_process_start = true;
+      if (log_ != nullptr) log_->Add(SpeculationLog::Op::kProcessStart, 0);
       break;
     case T(EventType::kExit):
       e.code = format::ZigzagDecode(a[2]);
@@ -775,11 +754,12 @@ GenerationDecoder::Outcome GenerationDecoder::ProcessOther(Cursor& c) {
       e.use_shell = (a[6] & format::kChildFlagUseShell) != 0;
       e.is_git_command = (a[6] & format::kChildFlagGitCommand) != 0;
       if (absl::Status s = SplitList(c, a[7], &e.argv); !s.ok()) return Fail(std::move(s));
-      if (!state_->open_children.insert(a[2]).second) {
+      if (!state_->StartChild(a[2])) {
         return Fail(HeadError(c, absl::StrFormat("child_start for child_id %d, which is already "
                                                  "running",
                                                  a[2])));
       }
+      if (log_ != nullptr) log_->Add(SpeculationLog::Op::kChildStart, a[2]);
       break;
     case T(EventType::kChildExit):
     case T(EventType::kChildReady): {
@@ -800,12 +780,13 @@ GenerationDecoder::Outcome GenerationDecoder::ProcessOther(Cursor& c) {
         return Fail(
             HeadError(c, absl::StrFormat("child_ready has an unknown ready value %d", a[4])));
       }
-      const bool known =
-          exit ? state_->open_children.erase(a[2]) > 0 : state_->open_children.contains(a[2]);
-      if (!known && state_->saw_process_start) {
+      if (!(exit ? state_->EndChild(a[2]) : state_->ChildReady(a[2]))) {
         return Fail(HeadError(c, absl::StrFormat("%s for child_id %d, which has no child_start in "
                                                  "this process",
                                                  specs_[type]->name, a[2])));
+      }
+      if (log_ != nullptr) {
+        log_->Add(exit ? SpeculationLog::Op::kChildEnd : SpeculationLog::Op::kChildReady, a[2]);
       }
       break;
     }
@@ -814,25 +795,28 @@ GenerationDecoder::Outcome GenerationDecoder::ProcessOther(Cursor& c) {
       e.exec_id = a[2];
       SetOptStr(&e.exec_exe, a[3]);
       if (absl::Status s = SplitList(c, a[4], &e.argv); !s.ok()) return Fail(std::move(s));
-      if (!state_->open_execs.insert(a[2]).second) {
+      if (!state_->StartExec(a[2])) {
         return Fail(
             HeadError(c, absl::StrFormat("exec for exec_id %d, which is already pending", a[2])));
       }
+      if (log_ != nullptr) log_->Add(SpeculationLog::Op::kExecStart, a[2]);
       break;
     case T(EventType::kExecResult):
       e.exec_id = a[2];
       e.code = format::ZigzagDecode(a[3]);
-      if (state_->open_execs.erase(a[2]) == 0 && state_->saw_process_start) {
+      if (!state_->EndExec(a[2])) {
         return Fail(HeadError(c, absl::StrFormat("exec_result for exec_id %d, which has no exec in "
                                                  "this process",
                                                  a[2])));
       }
+      if (log_ != nullptr) log_->Add(SpeculationLog::Op::kExecEnd, a[2]);
       break;
     case T(EventType::kThreadStart):
       if (ts.started) {
         return Fail(HeadError(c, "thread_start for a thread that has already started"));
       }
       ts.started = true;
+      if (log_ != nullptr) log_->Add(SpeculationLog::Op::kThreadStart, c.thread_id);
       if (a[2] != 0) ts.name = std::string(Str(a[2]));
       ts.start_time = now;
       e.thread_name = ts.name;

@@ -31,6 +31,7 @@
 #include "reader/generation_info.h"
 #include "reader/generation_tables.h"
 #include "reader/process_state.h"
+#include "reader/speculation_log.h"
 
 namespace tracewire::reader {
 
@@ -60,6 +61,11 @@ class GenerationDecoder {
 
   // Metadata of the current generation.
   const GenerationInfo& info() const { return info_; }
+
+  // Speculative decoding: from the next Start() on, records in `log` (until set to
+  // nullptr) what the decoding reads of the process state the generation follows (see
+  // reader/speculation_log.h). `log` must outlive its use.
+  void set_speculation_log(SpeculationLog* log) { log_ = log; }
 
  private:
   struct Batch {
@@ -137,6 +143,8 @@ class GenerationDecoder {
   Outcome SiteError(const Cursor& c);
   // Checks every string ID of the head; false on error (in error_).
   bool CheckStrings(const Cursor& c, const TypeInfo& info);
+  // Records the kThread entry of a cursor whose first record was just decoded.
+  void LogThread(const Cursor& c);
   // Fills the event fields every surfaced record has.
   void FillCommon(Cursor& c, uint8_t type, uint64_t now);
   ABSL_ATTRIBUTE_NOINLINE Outcome Fail(absl::Status status) {
@@ -246,6 +254,7 @@ class GenerationDecoder {
   bool pick_at_start_ = false;
   absl::Status error_;
   format::RawEvent raw_;  // slow-path decoding
+  SpeculationLog* log_ = nullptr;
   Event event_;
 };
 

@@ -96,6 +96,8 @@ absl::Status GenerationTables::BuildSitesAndStacks(const RawGeneration& gen) {
   sites_.Clear();
   stacks_.Clear();
   frames_.clear();
+  modules_.clear();
+  module_ids_.clear();
   format::RawEvent raw;
   for (const Frame& frame : gen.frames) {
     const bool is_site = frame.type == EventType::kSiteBatch;
@@ -129,6 +131,24 @@ absl::Status GenerationTables::BuildSitesAndStacks(const RawGeneration& gen) {
         sites_.Stage(id, site, raw.offset);
         continue;
       }
+      if (raw.type == static_cast<uint8_t>(EventType::kModule)) {
+        // Arguments: id, start, end, bias, path_string, build_id_string.
+        ModuleRecord module{raw.args[1], raw.args[2], raw.args[3], {}, {}};
+        if (module.start >= module.end) {
+          return Error(gen, raw.offset,
+                       absl::StrFormat("module %d: empty address range [0x%x, 0x%x)", id,
+                                       module.start, module.end));
+        }
+        if (!Resolve(raw.args[4], &module.path)) return missing("path_string", raw.args[4]);
+        if (!Resolve(raw.args[5], &module.build_id)) {
+          return missing("build_id_string", raw.args[5]);
+        }
+        if (!module_ids_.emplace(id, raw.offset).second) {
+          return Error(gen, raw.offset, absl::StrFormat("duplicate module ID %d", id));
+        }
+        modules_.push_back(module);
+        continue;
+      }
       const uint32_t first = static_cast<uint32_t>(frames_.size());
       for (const format::StackFrame& f : raw.frames) {
         SymbolFrame& out = frames_.emplace_back();
@@ -146,6 +166,11 @@ absl::Status GenerationTables::BuildSitesAndStacks(const RawGeneration& gen) {
   if (auto dup = stacks_.Build(); dup.id != 0) {
     return Error(gen, dup.offset, absl::StrFormat("duplicate stack ID %d", dup.id));
   }
+  if (frames_.empty()) return absl::OkStatus();
+  if (frame_symbolizer_ == nullptr) frame_symbolizer_ = std::make_unique<FrameSymbolizer>();
+  frame_symbolizer_->ClearModules();
+  for (const ModuleRecord& module : modules_) frame_symbolizer_->AddModule(module);
+  for (SymbolFrame& frame : frames_) frame_symbolizer_->Symbolize(&frame);
   return absl::OkStatus();
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,6 +19,7 @@
 #include "reader/event.h"
 #include "reader/frame_reader.h"
 #include "reader/id_table.h"
+#include "reader/symbolizer.h"
 
 namespace tracewire::reader {
 
@@ -38,7 +40,8 @@ class GenerationTables {
   // this object, so both must stay alive (and `gen` unchanged) while the tables are used.
   // Errors (DataLoss) name the generation, the byte offset of the bad record and the
   // reason: duplicate IDs, ID 0, string parts without a final string, strings above
-  // kMaxStringSize, sites or stack frames naming strings that do not exist.
+  // kMaxStringSize, sites, modules or stack frames naming strings that do not exist,
+  // modules with an empty range. Stack frames are then symbolized (FrameSymbolizer).
   absl::Status Build(const RawGeneration& gen);
 
   // The string with `id` (never 0), or nullptr if the table has none.
@@ -77,6 +80,10 @@ class GenerationTables {
   IdTable<SiteInfo> sites_;
   IdTable<std::pair<uint32_t, uint32_t>> stacks_;  // (first frame, frame count)
   std::vector<SymbolFrame> frames_;
+  std::vector<ModuleRecord> modules_;
+  absl::flat_hash_map<uint64_t, uint64_t> module_ids_;  // module ID -> byte offset
+  // Created for the first generation with stack frames; its cache outlives generations.
+  std::unique_ptr<FrameSymbolizer> frame_symbolizer_;
 };
 
 }  // namespace tracewire::reader

@@ -45,6 +45,18 @@ struct ProcessState {
   absl::flat_hash_set<uint64_t> open_children;
   absl::flat_hash_set<uint64_t> open_execs;
 
+  // The pairing rules of children and execs (each returns false if the record is invalid
+  // in this state): a child_start or exec must not reuse a running id; a child_exit,
+  // child_ready or exec_result must name a running id, unless the process's start was not
+  // read (a suffix of the trace).
+  bool StartChild(uint64_t id) { return open_children.insert(id).second; }
+  bool EndChild(uint64_t id) { return open_children.erase(id) > 0 || !saw_process_start; }
+  bool ChildReady(uint64_t id) const {
+    return open_children.contains(id) || !saw_process_start;
+  }
+  bool StartExec(uint64_t id) { return open_execs.insert(id).second; }
+  bool EndExec(uint64_t id) { return open_execs.erase(id) > 0 || !saw_process_start; }
+
   // A deep copy (threads included).
   ProcessState Clone() const {
     ProcessState copy;
@@ -77,6 +89,12 @@ class ProcessStates {
       state->depth = static_cast<int>(std::count(sid.begin(), sid.end(), '/'));
     }
     return state.get();
+  }
+
+  // The state of process `sid`, or nullptr if it was never used.
+  const ProcessState* Find(absl::string_view sid) const {
+    auto it = by_sid_.find(sid);
+    return it == by_sid_.end() ? nullptr : it->second.get();
   }
 
   // A deep copy.

@@ -107,11 +107,13 @@ absl::StatusOr<std::unique_ptr<ProcessTreeReader>> ProcessTreeReader::OpenDirect
     paths.push_back(it->path().string());
   }
   std::sort(paths.begin(), paths.end());
+  // Any number of files, within the descriptor limit.
+  FileSourcePool pool;
   std::vector<std::unique_ptr<Reader>> readers;
   for (const std::string& path : paths) {
-    absl::StatusOr<std::unique_ptr<Reader>> reader = Reader::OpenFile(path, options);
-    if (!reader.ok()) return reader.status();
-    readers.push_back(std::move(*reader));
+    absl::StatusOr<std::unique_ptr<ByteSource>> source = pool.Open(path);
+    if (!source.ok()) return source.status();
+    readers.push_back(std::make_unique<Reader>(std::move(*source), options));
   }
   return Create(std::move(readers));
 }

@@ -33,7 +33,8 @@ class ProcessTreeReader {
   static absl::StatusOr<std::unique_ptr<ProcessTreeReader>> Create(
       std::vector<std::unique_ptr<Reader>> readers);
 
-  // Reads every regular file of `dir` whose name does not start with '.', in name order.
+  // Reads every regular file of `dir` whose name does not start with '.', in name order,
+  // holding a bounded number of them open (FileSourcePool).
   static absl::StatusOr<std::unique_ptr<ProcessTreeReader>> OpenDirectory(
       const std::string& dir, ReaderOptions options = {});
 

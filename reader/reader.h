@@ -34,19 +34,25 @@
 #include "reader/generation_decoder.h"
 #include "reader/generation_info.h"
 #include "reader/loss_report.h"
+#include "reader/parallel_decoding.h"
 #include "reader/process_state.h"
 
 namespace tracewire::reader {
 
 struct ReaderOptions {
   // Salvage mode: never fail. Deliver every complete generation that validates, skip a
-  // generation that frames correctly but fails validation (the rest is then read as a
-  // standalone suffix: live state is reset), stop at a truncated or unframeable tail, and
-  // describe what was lost in loss_report(). Each generation is validated before any of
-  // its events is delivered, which costs a second decoding pass.
+  // generation that frames correctly but fails validation, resynchronise after bytes that
+  // do not frame (a damaged or truncated generation, garbage, a bad file header) on the
+  // next file header or generation boundary (FrameReader::Resync), read what follows as a
+  // standalone suffix (live state is reset), and describe what was lost in loss_report().
+  // Each generation is validated before any of its events is delivered, which costs a
+  // second decoding pass.
   bool salvage = false;
   // Bytes requested from the source per read.
   size_t chunk_size = size_t{1} << 20;
+  // Parallel decoding across generations on these workers (reader/parallel_decoding.h);
+  // nullptr: serial. Events, errors and the loss report are the same either way.
+  std::shared_ptr<WorkerPool> parallel;
 };
 
 class Reader {
@@ -74,7 +80,8 @@ class Reader {
     return NextSlow();
   }
 
-  // The generation the last event came from; nullptr before the first generation.
+  // The generation the last event came from; nullptr before the first generation and for
+  // events a parallel worker decoded.
   const GenerationInfo* generation() const { return decoding_ ? &decoder_.info() : nullptr; }
 
   // Format version from the file header (0 until read).
@@ -94,6 +101,9 @@ class Reader {
   absl::StatusOr<const Event*> NextSlow();
   // Reads, checks and starts the next generation; false at the end of the trace.
   absl::StatusOr<bool> LoadGeneration();
+  // After a framing error: in salvage mode, records the loss and resynchronises (true if
+  // the trace goes on); otherwise returns the error.
+  absl::StatusOr<bool> SalvageFraming(const absl::Status& status);
   // Handles an error: returns it, or in salvage mode records it and ends the read.
   absl::StatusOr<const Event*> Fail(const absl::Status& status, bool framing);
   absl::Status Named(const absl::Status& status) const;
@@ -107,16 +117,23 @@ class Reader {
   ProcessStates states_;
   GenerationDecoder decoder_;
   std::unique_ptr<GenerationDecoder> validator_;  // salvage mode
+  std::unique_ptr<ParallelDecoding> parallel_;
   bool header_read_ = false;
   bool decoding_ = false;
+  bool speculating_ = false;  // the current generation comes from parallel_
   bool done_ = false;
   bool start_failed_ = false;
+  bool in_weak_resync_ = false;  // since a Resync() that did not resume at a file header
   absl::Status error_;
   uint32_t version_ = 0;
   uint64_t events_ = 0;
   uint64_t skipped_bytes_ = 0;
   LossReport report_;
 };
+
+// True for the errors that blame the trace's bytes (OutOfRange, DataLoss, Unimplemented,
+// ResourceExhausted), false for I/O errors of the source.
+bool IsTraceError(const absl::Status& status);
 
 // Number of Trace2 (and experimental) event records in the event batches of `gen`, for loss
 // accounting: re-statements and stack references are not counted.

@@ -1,15 +1,19 @@
 #include "reader/targets/chrome_target.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/time/time.h"
 #include "reader/event.h"
 #include "reader/sid_parts.h"
@@ -24,18 +28,54 @@ using reader::Event;
 using reader::EventKind;
 
 constexpr int64_t kNoTime = std::numeric_limits<int64_t>::min();
+// Times are clamped to this many nanoseconds either side of the time base (about 73 years),
+// so that every sum and difference of two times stays far from int64_t overflow.
+constexpr int64_t kMaxOffsetNs = int64_t{1} << 61;
+// A first event further than this from the Unix epoch gets the epoch as the time base.
+constexpr absl::Duration kMaxBaseOffset = absl::Hours(24 * 365 * 250);
 // tids of the children tracks: above any thread number a real trace uses.
 constexpr int64_t kLaneTidBase = 1000000000;
+// tids for thread numbers too large to be used as they are.
+constexpr int64_t kSyntheticTidBase = 2000000000;
 // Synthetic pids (for sids without a usable "-P<hex>") start above Linux's pid_max limit.
 constexpr int64_t kSyntheticPidBase = int64_t{1} << 22;
+// Distinct stack frames kept; an event whose stack would need more gets no "sf".
+constexpr size_t kMaxStackFrames = size_t{1} << 20;
+constexpr int64_t kNoStack = 0;  // stack frame ids start at 1
+
+// An open region: what its X event needs when the region ends.
+struct RegionSlice {
+  int nesting = 0;
+  int64_t begin_ns = 0;
+  std::string name;
+  std::string category;
+  std::optional<std::string> msg;
+  std::optional<int64_t> repo;
+  int64_t stack = kNoStack;
+};
+
+// A running child process on a children track.
+struct ChildSlice {
+  int64_t begin_ns = 0;
+  uint64_t child_id = 0;
+  std::string name;
+  std::string child_class;
+  std::optional<std::string> hook;
+  std::optional<std::string> cd;
+  bool use_shell = false;
+  std::vector<std::string> argv;
+};
 
 // One timeline: a thread, or a children track.
 struct Track {
   int64_t tid = 0;
-  int64_t last_ns = kNoTime;  // ts of the last event written on it
-  bool alive = false;         // its lifetime slice is open
-  bool was_alive = false;     // its lifetime slice was opened once
-  std::vector<int> regions;   // nesting of each open region slice, outermost first
+  int64_t last_ns = kNoTime;         // the time of its last event
+  std::vector<RegionSlice> regions;  // open regions, outermost first
+};
+
+struct Lane {
+  Track track;
+  std::optional<ChildSlice> child;  // set while busy
 };
 
 struct Process {
@@ -45,16 +85,57 @@ struct Process {
   std::string exe;      // basename of start's argv[0]
   std::string command;  // cmd_name
   std::string shown_name;
+  std::string shown_labels;
   int64_t last_ns = kNoTime;
+  bool seen_event = false;
   std::map<uint64_t, Track> threads;  // by thread number
-  std::vector<Track> lanes;           // children tracks
-  std::vector<bool> lane_busy;
-  absl::flat_hash_map<uint64_t, int> child_lane;  // open child_id -> lane
+  int64_t next_synthetic_tid = kSyntheticTidBase;
+  std::vector<Lane> lanes;                           // children tracks
+  absl::flat_hash_map<uint64_t, size_t> child_lane;  // open child_id -> lane
+};
+
+// Where a flow ends: the child process's first event.
+struct FlowEnd {
+  int64_t pid = 0;
+  int64_t tid = 0;
+  int64_t ts = 0;
+};
+
+// A flow from a child slice to the child process, known by the parent sid and child pid.
+// Its "s" is written with the child slice (when the child ends: only then is its pid
+// known), its "f" after the "s" (the DevTools engine reads flow events in file order).
+struct Flow {
+  int64_t id = 0;
+  bool started = false;
+  bool finished = false;
+  std::optional<FlowEnd> pending_end;  // the child's first event, seen before the "s"
+};
+
+struct StackFrame {
+  std::string name;
+  std::string category;
+  int64_t parent = kNoStack;
 };
 
 absl::string_view Basename(absl::string_view path) {
   const size_t slash = path.rfind('/');
   return slash == absl::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// The sid of the parent process ("" for a root).
+absl::string_view ParentSid(absl::string_view sid) {
+  const size_t slash = sid.rfind('/');
+  return slash == absl::string_view::npos ? absl::string_view() : sid.substr(0, slash);
+}
+
+bool IsProcessLifeEvent(EventKind kind) {
+  return kind == EventKind::kVersion || kind == EventKind::kStart || kind == EventKind::kExit ||
+         kind == EventKind::kAtexit || kind == EventKind::kSignal;
+}
+
+std::optional<std::string> CopyOptional(const std::optional<absl::string_view>& value) {
+  if (!value.has_value()) return std::nullopt;
+  return std::string(*value);
 }
 
 class ChromeFormatter : public Formatter {
@@ -65,30 +146,44 @@ class ChromeFormatter : public Formatter {
  private:
   Process& ProcessOf(const Event& e, std::string* out);
   Track& ThreadOf(Process& p, const Event& e, std::string* out);
-  Track& LaneFor(Process& p, uint64_t child_id, std::string* out);
+  Lane& FreeLane(Process& p, std::string* out);
   int64_t AssignPid(absl::string_view sid);
   void NameProcess(Process& p, std::string* out);
+  Flow& FlowFor(absl::string_view parent_sid, int64_t child_pid);
 
-  // Nanoseconds of `t` since the output's time base (set by the first call).
+  // Nanoseconds of `t` since the output's time base (set by the first call), clamped to
+  // +-kMaxOffsetNs.
   int64_t RelativeNs(absl::Time t);
-  // The ts of the next event on `track`: `ns`, or 1 ns after its previous event.
+  // The time of the next event on `track`: `ns`, or 1 ns after its previous event.
   static int64_t Tick(Track& track, int64_t ns);
+  // The id of the leaf frame of `stack` in the stackFrames dictionary, kNoStack if none.
+  int64_t StackId(absl::Span<const reader::SymbolFrame> stack);
 
-  // Starts one event object: separator, then name/cat (if `name` is set), ph, ts, pid, tid.
+  // Starts one event object: separator, name, cat (if not empty), ph, ts, pid, tid.
   void Begin(JsonWriter& jw, const char* ph, absl::string_view name, absl::string_view cat,
-             const Process& p, const Track& t, int64_t ts, std::string* out);
-  void Metadata(const char* what, const Process& p, int64_t tid, absl::string_view name,
-                std::optional<int64_t> sort_index, std::string* out);
+             int64_t pid, int64_t tid, int64_t ts, std::string* out);
+  void RawMicros(JsonWriter& jw, absl::string_view key, int64_t ns);
+  void Metadata(const char* what, const Process& p, int64_t tid, const char* key,
+                absl::string_view text, std::optional<int64_t> number, std::string* out);
   void Str(JsonWriter& jw, absl::string_view key, absl::string_view value);
   void StrList(JsonWriter& jw, absl::string_view key, const std::vector<absl::string_view>& list,
                absl::string_view first = {});
-  // Ends the innermost open slice of `t` (plain E event).
-  void End(Process& p, Track& t, int64_t ns, std::string* out);
-  // Closes the slices of a finished thread (regions, then the lifetime) at `ns`.
-  void CloseThread(Process& p, Track& t, int64_t ns, std::string* out);
-  void CloseLanes(Process& p, int64_t ns, std::string* out);
-  void Instant(const Event& e, Process& p, Track& t, int64_t ns, std::string* out);
+
+  // Ends the regions of `t` whose nesting is >= keep_below (innermost first) at `ns`.
+  void EndRegions(Process& p, Track& t, int64_t keep_below, int64_t ns, std::string* out);
+  void WriteRegion(const Process& p, Track& t, const RegionSlice& region, int64_t ns,
+                   const Event* leave, std::string* out);
+  // Ends the child slice on `lane` at `ns`; `e` is its child_exit or child_ready (null when
+  // the process ends first).
+  void EndChild(Process& p, Lane& lane, int64_t ns, const Event* e, std::string* out);
+  void EndLanes(Process& p, int64_t ns, std::string* out);
+  // Writes the instant of `e`; returns its ts.
+  int64_t Instant(const Event& e, Process& p, Track& t, int64_t ns, std::string* out);
   void Counter(const Event& e, Process& p, Track& t, int64_t ns, std::string* out);
+  void FlowEvent(const char* ph, const Flow& flow, int64_t pid, int64_t tid, int64_t ts,
+                 std::string* out);
+  // Writes the "f" of `flow` at `end` if its "s" is written, else keeps `end` for later.
+  void EndFlow(Flow& flow, const FlowEnd& end, std::string* out);
 
   bool first_ = true;
   bool have_base_ = false;
@@ -98,21 +193,29 @@ class ChromeFormatter : public Formatter {
   absl::flat_hash_set<int64_t> used_pids_;
   int64_t next_synthetic_pid_ = kSyntheticPidBase;
   Process* last_process_ = nullptr;
+  std::map<std::pair<std::string, int64_t>, Flow> flows_;
+  std::vector<StackFrame> frames_;  // frame id - 1 -> frame
+  absl::flat_hash_map<std::string, int64_t> frame_ids_;
   std::string scratch_;
   std::string name_;
+  std::string number_;
 };
 
 int64_t ChromeFormatter::RelativeNs(absl::Time t) {
   if (!have_base_) {
-    const int64_t seconds = absl::ToUnixSeconds(t);
-    const int64_t hour = seconds - (seconds % 3600 + 3600) % 3600;
-    base_ = absl::FromUnixSeconds(hour - 3600);
     have_base_ = true;
+    base_ = absl::UnixEpoch();
+    const absl::Duration since_epoch = t - absl::UnixEpoch();
+    if (since_epoch >= absl::ZeroDuration() && since_epoch < kMaxBaseOffset) {
+      base_ = absl::UnixEpoch() + absl::Floor(since_epoch, absl::Hours(1)) - absl::Hours(1);
+    }
   }
-  return absl::ToInt64Nanoseconds(t - base_);
+  // ToInt64Nanoseconds saturates (also for infinite times).
+  return std::clamp(absl::ToInt64Nanoseconds(t - base_), -kMaxOffsetNs, kMaxOffsetNs);
 }
 
 int64_t ChromeFormatter::Tick(Track& track, int64_t ns) {
+  // last_ns never exceeds kMaxOffsetNs by more than the number of events: no overflow.
   if (track.last_ns != kNoTime && ns <= track.last_ns) ns = track.last_ns + 1;
   track.last_ns = ns;
   return ns;
@@ -131,6 +234,41 @@ int64_t ChromeFormatter::AssignPid(absl::string_view sid) {
   return chosen;
 }
 
+Flow& ChromeFormatter::FlowFor(absl::string_view parent_sid, int64_t child_pid) {
+  auto [it, inserted] = flows_.try_emplace({std::string(parent_sid), child_pid});
+  if (inserted) it->second.id = static_cast<int64_t>(flows_.size());
+  return it->second;
+}
+
+int64_t ChromeFormatter::StackId(absl::Span<const reader::SymbolFrame> stack) {
+  int64_t parent = kNoStack;
+  std::string key;
+  // Outermost frame first: each frame's parent is its caller.
+  for (auto frame = stack.rbegin(); frame != stack.rend(); ++frame) {
+    key.clear();
+    absl::StrAppend(&key, parent, "|", frame->pc, "|", frame->line, "|", frame->func.size(), "|",
+                    frame->func, frame->file);
+    auto it = frame_ids_.find(key);
+    if (it != frame_ids_.end()) {
+      parent = it->second;
+      continue;
+    }
+    if (frames_.size() >= kMaxStackFrames) return kNoStack;
+    StackFrame f;
+    f.name = frame->func.empty() ? absl::StrCat("0x", absl::Hex(frame->pc))
+                                 : std::string(ValidUtf8(frame->func, &scratch_));
+    if (!frame->file.empty()) {
+      f.category = std::string(ValidUtf8(frame->file, &scratch_));
+      if (frame->line != 0) absl::StrAppend(&f.category, ":", frame->line);
+    }
+    f.parent = parent;
+    frames_.push_back(std::move(f));
+    parent = static_cast<int64_t>(frames_.size());
+    frame_ids_.emplace(key, parent);
+  }
+  return parent;
+}
+
 void ChromeFormatter::Str(JsonWriter& jw, absl::string_view key, absl::string_view value) {
   jw.ObjectString(key, ValidUtf8(value, &scratch_));
 }
@@ -143,34 +281,30 @@ void ChromeFormatter::StrList(JsonWriter& jw, absl::string_view key,
   jw.End();
 }
 
-void ChromeFormatter::Begin(JsonWriter& jw, const char* ph, absl::string_view name,
-                            absl::string_view cat, const Process& p, const Track& t, int64_t ts,
-                            std::string* out) {
-  out->append(first_ ? "[\n" : ",\n");
-  first_ = false;
-  jw.BeginObject();
-  if (!name.empty()) {
-    Str(jw, "name", name);
-    Str(jw, "cat", cat);
-  }
-  jw.ObjectString("ph", ph);
-  // ts: microseconds with the nanoseconds as three decimals.
-  std::string ts_text;
-  if (ts < 0) {
-    ts_text = "-";
-    ts = -ts;
-  }
-  const int64_t frac = ts % 1000;
-  absl::StrAppend(&ts_text, ts / 1000, ".", frac < 100 ? "0" : "", frac < 10 ? "0" : "", frac);
-  jw.ObjectRawJson("ts", ts_text, false);
-  jw.ObjectInt("pid", p.pid);
-  jw.ObjectInt("tid", t.tid);
+void ChromeFormatter::RawMicros(JsonWriter& jw, absl::string_view key, int64_t ns) {
+  number_.clear();
+  AppendChromeMicros(ns, &number_);
+  jw.ObjectRawJson(key, number_, false);
 }
 
-void ChromeFormatter::Metadata(const char* what, const Process& p, int64_t tid,
-                               absl::string_view name, std::optional<int64_t> sort_index,
+void ChromeFormatter::Begin(JsonWriter& jw, const char* ph, absl::string_view name,
+                            absl::string_view cat, int64_t pid, int64_t tid, int64_t ts,
+                            std::string* out) {
+  out->append(first_ ? "{\"traceEvents\":[\n" : ",\n");
+  first_ = false;
+  jw.BeginObject();
+  Str(jw, "name", name);
+  if (!cat.empty()) Str(jw, "cat", cat);
+  jw.ObjectString("ph", ph);
+  RawMicros(jw, "ts", ts);
+  jw.ObjectInt("pid", pid);
+  jw.ObjectInt("tid", tid);
+}
+
+void ChromeFormatter::Metadata(const char* what, const Process& p, int64_t tid, const char* key,
+                               absl::string_view text, std::optional<int64_t> number,
                                std::string* out) {
-  out->append(first_ ? "[\n" : ",\n");
+  out->append(first_ ? "{\"traceEvents\":[\n" : ",\n");
   first_ = false;
   JsonWriter jw(out);
   jw.BeginObject();
@@ -179,22 +313,30 @@ void ChromeFormatter::Metadata(const char* what, const Process& p, int64_t tid,
   jw.ObjectInt("pid", p.pid);
   jw.ObjectInt("tid", tid);
   jw.ObjectBeginObject("args");
-  if (sort_index.has_value()) {
-    jw.ObjectInt("sort_index", *sort_index);
+  if (number.has_value()) {
+    jw.ObjectInt(key, *number);
   } else {
-    Str(jw, "name", name);
+    Str(jw, key, text);
   }
   jw.End();
   jw.End();
 }
 
 void ChromeFormatter::NameProcess(Process& p, std::string* out) {
-  std::string name = p.exe.empty() && p.command.empty() ? "process" : p.exe;
+  std::string name = p.exe;
   if (!p.command.empty()) absl::StrAppend(&name, name.empty() ? "" : " ", p.command);
-  absl::StrAppend(&name, " (", p.sid, ")");
-  if (name == p.shown_name) return;
-  p.shown_name = name;
-  Metadata("process_name", p, 0, name, std::nullopt, out);
+  if (name.empty()) name = "process";
+  if (name != p.shown_name) {
+    p.shown_name = name;
+    Metadata("process_name", p, 0, "name", name, std::nullopt, out);
+  }
+  // Labels are comma-separated: the command (without commas) and the sid.
+  std::string labels = absl::StrReplaceAll(p.command.empty() ? p.exe : p.command, {{",", " "}});
+  absl::StrAppend(&labels, labels.empty() ? "" : ",", p.sid);
+  if (labels != p.shown_labels) {
+    p.shown_labels = labels;
+    Metadata("process_labels", p, 0, "labels", labels, std::nullopt, out);
+  }
 }
 
 Process& ChromeFormatter::ProcessOf(const Event& e, std::string* out) {
@@ -209,7 +351,7 @@ Process& ChromeFormatter::ProcessOf(const Event& e, std::string* out) {
   processes_.push_back(std::move(process));
   by_sid_.emplace(p.sid, &p);
   NameProcess(p, out);
-  Metadata("process_sort_index", p, 0, {}, p.depth, out);
+  Metadata("process_sort_index", p, 0, "sort_index", {}, p.depth, out);
   return *(last_process_ = &p);
 }
 
@@ -217,55 +359,118 @@ Track& ChromeFormatter::ThreadOf(Process& p, const Event& e, std::string* out) {
   auto [it, inserted] = p.threads.try_emplace(e.thread_id);
   Track& t = it->second;
   if (inserted) {
-    t.tid = static_cast<int64_t>(e.thread_id & 0x7fffffffffffffff);
-    Metadata("thread_name", p, t.tid, e.thread_name, std::nullopt, out);
-    Metadata("thread_sort_index", p, t.tid, {}, t.tid, out);
+    t.tid = e.thread_id < static_cast<uint64_t>(kLaneTidBase) ? static_cast<int64_t>(e.thread_id)
+                                                              : p.next_synthetic_tid++;
+    Metadata("thread_name", p, t.tid, "name", e.thread_name, std::nullopt, out);
+    Metadata("thread_sort_index", p, t.tid, "sort_index", {}, t.tid, out);
   }
   return t;
 }
 
-Track& ChromeFormatter::LaneFor(Process& p, uint64_t child_id, std::string* out) {
-  size_t lane = 0;
-  while (lane < p.lane_busy.size() && p.lane_busy[lane]) ++lane;
-  if (lane == p.lane_busy.size()) {
-    p.lane_busy.push_back(false);
-    Track track;
-    track.tid = kLaneTidBase + static_cast<int64_t>(lane);
-    p.lanes.push_back(track);
-    Metadata("thread_name", p, track.tid,
-             lane == 0 ? std::string("children") : absl::StrCat("children ", lane + 1),
-             std::nullopt, out);
-    Metadata("thread_sort_index", p, track.tid, {}, track.tid, out);
+Lane& ChromeFormatter::FreeLane(Process& p, std::string* out) {
+  for (Lane& lane : p.lanes) {
+    if (!lane.child.has_value()) return lane;
   }
-  p.lane_busy[lane] = true;
-  p.child_lane[child_id] = static_cast<int>(lane);
-  return p.lanes[lane];
+  const size_t index = p.lanes.size();
+  Lane& lane = p.lanes.emplace_back();
+  lane.track.tid = kLaneTidBase + static_cast<int64_t>(index);
+  Metadata("thread_name", p, lane.track.tid, "name",
+           index == 0 ? std::string("children") : absl::StrCat("children ", index + 1),
+           std::nullopt, out);
+  Metadata("thread_sort_index", p, lane.track.tid, "sort_index", {}, lane.track.tid, out);
+  return lane;
 }
 
-void ChromeFormatter::End(Process& p, Track& t, int64_t ns, std::string* out) {
+void ChromeFormatter::FlowEvent(const char* ph, const Flow& flow, int64_t pid, int64_t tid,
+                                int64_t ts, std::string* out) {
   JsonWriter jw(out);
-  Begin(jw, "E", {}, {}, p, t, Tick(t, ns), out);
+  Begin(jw, ph, "child process", "process", pid, tid, ts, out);
+  jw.ObjectInt("id", flow.id);
+  if (ph[0] == 'f') jw.ObjectString("bp", "e");
   jw.End();
 }
 
-void ChromeFormatter::CloseThread(Process& p, Track& t, int64_t ns, std::string* out) {
-  while (!t.regions.empty()) {
-    End(p, t, ns, out);
-    t.regions.pop_back();
+void ChromeFormatter::EndFlow(Flow& flow, const FlowEnd& end, std::string* out) {
+  if (flow.finished) return;
+  if (!flow.started) {
+    flow.pending_end = end;
+    return;
   }
-  if (t.alive) {
-    End(p, t, ns, out);
-    t.alive = false;
+  flow.finished = true;
+  flow.pending_end.reset();
+  FlowEvent("f", flow, end.pid, end.tid, end.ts, out);
+}
+
+void ChromeFormatter::WriteRegion(const Process& p, Track& t, const RegionSlice& region, int64_t ns,
+                                  const Event* leave, std::string* out) {
+  const int64_t end = Tick(t, ns);
+  JsonWriter jw(out);
+  Begin(jw, "X", region.name, region.category, p.pid, t.tid, region.begin_ns, out);
+  RawMicros(jw, "dur", end - region.begin_ns);
+  if (region.stack != kNoStack) jw.ObjectInt("sf", region.stack);
+  if (leave != nullptr && !leave->stack.empty()) {
+    if (const int64_t esf = StackId(leave->stack); esf != kNoStack) jw.ObjectInt("esf", esf);
+  }
+  jw.ObjectBeginObject("args");
+  if (region.msg.has_value()) Str(jw, "msg", *region.msg);
+  if (region.repo.has_value()) jw.ObjectInt("repo", *region.repo);
+  if (leave != nullptr && leave->msg.has_value() && *leave->msg != region.msg) {
+    Str(jw, "leave_msg", *leave->msg);
+  }
+  jw.End();
+  jw.End();
+}
+
+void ChromeFormatter::EndRegions(Process& p, Track& t, int64_t keep_below, int64_t ns,
+                                 std::string* out) {
+  while (!t.regions.empty() && t.regions.back().nesting >= keep_below) {
+    WriteRegion(p, t, t.regions.back(), ns, nullptr, out);
+    t.regions.pop_back();
   }
 }
 
-void ChromeFormatter::CloseLanes(Process& p, int64_t ns, std::string* out) {
-  for (size_t lane = 0; lane < p.lanes.size(); ++lane) {
-    if (!p.lane_busy[lane]) continue;
-    End(p, p.lanes[lane], ns, out);
-    p.lane_busy[lane] = false;
+void ChromeFormatter::EndChild(Process& p, Lane& lane, int64_t ns, const Event* e,
+                               std::string* out) {
+  const ChildSlice& child = *lane.child;
+  const int64_t end = Tick(lane.track, ns);
+  JsonWriter jw(out);
+  Begin(jw, "X", child.name, "process", p.pid, lane.track.tid, child.begin_ns, out);
+  RawMicros(jw, "dur", end - child.begin_ns);
+  jw.ObjectBeginObject("args");
+  jw.ObjectRawJson("child_id", absl::StrCat(child.child_id), false);
+  Str(jw, "class", child.child_class);
+  if (child.hook.has_value()) Str(jw, "hook", *child.hook);
+  if (child.cd.has_value()) Str(jw, "cd", *child.cd);
+  jw.ObjectBool("use_shell", child.use_shell);
+  jw.ObjectBeginArray("argv");
+  for (const std::string& arg : child.argv) jw.ArrayString(ValidUtf8(arg, &scratch_));
+  jw.End();
+  if (e != nullptr) {
+    jw.ObjectInt("pid", e->pid);
+    if (e->kind == EventKind::kChildExit) {
+      jw.ObjectInt("code", e->code);
+    } else {
+      Str(jw, "ready", e->ready);
+    }
   }
-  p.child_lane.clear();
+  jw.End();
+  jw.End();
+  if (e != nullptr && e->pid > 0) {
+    Flow& flow = FlowFor(p.sid, e->pid);
+    if (!flow.started) {
+      flow.started = true;
+      FlowEvent("s", flow, p.pid, lane.track.tid, child.begin_ns, out);
+      if (flow.pending_end.has_value()) EndFlow(flow, *flow.pending_end, out);
+    }
+  }
+  p.child_lane.erase(child.child_id);
+  lane.child.reset();
+}
+
+void ChromeFormatter::EndLanes(Process& p, int64_t ns, std::string* out) {
+  for (Lane& lane : p.lanes) {
+    if (lane.child.has_value()) EndChild(p, lane, ns, nullptr, out);
+  }
 }
 
 void ChromeFormatter::Counter(const Event& e, Process& p, Track& t, int64_t ns, std::string* out) {
@@ -275,28 +480,31 @@ void ChromeFormatter::Counter(const Event& e, Process& p, Track& t, int64_t ns, 
   }
   const bool timer = e.kind == EventKind::kTimer || e.kind == EventKind::kThTimer;
   JsonWriter jw(out);
-  Begin(jw, "C", name_, timer ? "timer" : "counter", p, t, Tick(t, ns), out);
+  Begin(jw, "C", name_, timer ? "timer" : "counter", p.pid, t.tid, Tick(t, ns), out);
   jw.ObjectBeginObject("args");
   if (timer) {
-    jw.ObjectInt("intervals", static_cast<int64_t>(e.intervals));
-    jw.ObjectDouble("t_total", 6, e.t_total);
-    jw.ObjectDouble("t_min", 6, e.t_min);
-    jw.ObjectDouble("t_max", 6, e.t_max);
+    jw.ObjectRawJson("intervals", absl::StrCat(e.intervals), false);
+    // Non-finite values (only a hostile trace has them) would not be JSON.
+    const auto finite = [](double v) { return std::isfinite(v) ? v : 0.0; };
+    jw.ObjectDouble("t_total", 6, finite(e.t_total));
+    jw.ObjectDouble("t_min", 6, finite(e.t_min));
+    jw.ObjectDouble("t_max", 6, finite(e.t_max));
   } else {
-    jw.ObjectInt("count", static_cast<int64_t>(e.count));
+    jw.ObjectRawJson("count", absl::StrCat(e.count), false);
   }
   jw.End();
   jw.End();
 }
 
-void ChromeFormatter::Instant(const Event& e, Process& p, Track& t, int64_t ns, std::string* out) {
+int64_t ChromeFormatter::Instant(const Event& e, Process& p, Track& t, int64_t ns,
+                                 std::string* out) {
   absl::string_view name = reader::EventKindName(e.kind);
-  absl::string_view cat = "trace2";
+  absl::string_view cat = IsProcessLifeEvent(e.kind) ? "process" : "trace2";
   const char* scope = "t";
   switch (e.kind) {
     case EventKind::kData:
     case EventKind::kDataJson:
-      name = e.label;
+      if (!e.label.empty()) name = e.label;
       cat = e.category;
       break;
     case EventKind::kPrintf:
@@ -309,9 +517,13 @@ void ChromeFormatter::Instant(const Event& e, Process& p, Track& t, int64_t ns, 
     default:
       break;
   }
+  const int64_t ts = Tick(t, ns);
   JsonWriter jw(out);
-  Begin(jw, "i", name.empty() ? reader::EventKindName(e.kind) : name, cat, p, t, Tick(t, ns), out);
+  Begin(jw, "i", name, cat, p.pid, t.tid, ts, out);
   jw.ObjectString("s", scope);
+  if (!e.stack.empty()) {
+    if (const int64_t sf = StackId(e.stack); sf != kNoStack) jw.ObjectInt("sf", sf);
+  }
   jw.ObjectBeginObject("args");
   switch (e.kind) {
     case EventKind::kVersion:
@@ -325,7 +537,7 @@ void ChromeFormatter::Instant(const Event& e, Process& p, Track& t, int64_t ns, 
       jw.ObjectInt("code", e.code);
       break;
     case EventKind::kSignal:
-      jw.ObjectInt("signo", static_cast<int64_t>(e.signo));
+      jw.ObjectRawJson("signo", absl::StrCat(e.signo), false);
       break;
     case EventKind::kError:
       if (e.msg.has_value()) Str(jw, "msg", *e.msg);
@@ -351,19 +563,28 @@ void ChromeFormatter::Instant(const Event& e, Process& p, Track& t, int64_t ns, 
       Str(jw, "alias", e.alias);
       StrList(jw, "argv", e.argv);
       break;
+    case EventKind::kChildExit:
     case EventKind::kChildReady:
-      jw.ObjectInt("child_id", static_cast<int64_t>(e.child_id));
+      jw.ObjectRawJson("child_id", absl::StrCat(e.child_id), false);
       jw.ObjectInt("pid", e.pid);
-      Str(jw, "ready", e.ready);
+      if (e.kind == EventKind::kChildExit) {
+        jw.ObjectInt("code", e.code);
+      } else {
+        Str(jw, "ready", e.ready);
+      }
       break;
     case EventKind::kExec:
-      jw.ObjectInt("exec_id", static_cast<int64_t>(e.exec_id));
+      jw.ObjectRawJson("exec_id", absl::StrCat(e.exec_id), false);
       if (e.exec_exe.has_value()) Str(jw, "exe", *e.exec_exe);
       StrList(jw, "argv", e.argv);
       break;
     case EventKind::kExecResult:
-      jw.ObjectInt("exec_id", static_cast<int64_t>(e.exec_id));
+      jw.ObjectRawJson("exec_id", absl::StrCat(e.exec_id), false);
       jw.ObjectInt("code", e.code);
+      break;
+    case EventKind::kThreadStart:
+    case EventKind::kThreadExit:
+      Str(jw, "thread", e.thread_name);
       break;
     case EventKind::kDefParam:
       Str(jw, "scope", e.param_scope);
@@ -395,6 +616,7 @@ void ChromeFormatter::Instant(const Event& e, Process& p, Track& t, int64_t ns, 
   }
   jw.End();
   jw.End();
+  return ts;
 }
 
 void ChromeFormatter::Write(const Event& e, std::string* out) {
@@ -402,97 +624,57 @@ void ChromeFormatter::Write(const Event& e, std::string* out) {
   Track& t = ThreadOf(p, e, out);
   const int64_t ns = RelativeNs(e.time);
   p.last_ns = std::max(p.last_ns, ns);
+  const bool first_of_process = !p.seen_event;
+  p.seen_event = true;
 
-  if (!t.was_alive) {
-    JsonWriter jw(out);
-    Begin(jw, "B", e.thread_name, "thread", p, t, Tick(t, ns), out);
-    jw.End();
-    t.alive = t.was_alive = true;
-  }
-
-  // Follow the reader's region depth: close the slices of regions git unwound (and, for
-  // region_leave, stop above the region being left).
-  const int keep_below = e.nesting + (e.kind == EventKind::kRegionLeave ? 1 : 0);
-  while (!t.regions.empty() && t.regions.back() >= keep_below) {
-    End(p, t, ns, out);
-    t.regions.pop_back();
-  }
+  // Follow the reader's region depth: end the regions git unwound (and, for region_leave,
+  // stop above the region being left).
+  EndRegions(p, t, int64_t{e.nesting} + (e.kind == EventKind::kRegionLeave ? 1 : 0), ns, out);
 
   switch (e.kind) {
     case EventKind::kRegionEnter: {
-      JsonWriter jw(out);
-      Begin(jw, "B", e.label.empty() ? absl::string_view("region") : e.label, e.category, p, t,
-            Tick(t, ns), out);
-      jw.ObjectBeginObject("args");
-      if (e.msg.has_value()) Str(jw, "msg", *e.msg);
-      if (e.repo.has_value()) jw.ObjectInt("repo", *e.repo);
-      jw.ObjectInt("nesting", e.nesting);
-      jw.End();
-      jw.End();
-      t.regions.push_back(e.nesting);
+      RegionSlice& region = t.regions.emplace_back();
+      region.nesting = e.nesting;
+      region.begin_ns = Tick(t, ns);
+      region.name = std::string(
+          ValidUtf8(e.label.empty() ? absl::string_view("region") : e.label, &scratch_));
+      region.category = std::string(ValidUtf8(e.category, &scratch_));
+      region.msg = CopyOptional(e.msg);
+      region.repo = e.repo;
+      if (!e.stack.empty()) region.stack = StackId(e.stack);
       return;
     }
-    case EventKind::kRegionLeave: {
+    case EventKind::kRegionLeave:
       // A leave whose enter came before the output started (a followed trace) has no slice.
-      if (t.regions.empty() || t.regions.back() != e.nesting) return;
-      JsonWriter jw(out);
-      Begin(jw, "E", {}, {}, p, t, Tick(t, ns), out);
-      if (e.msg.has_value()) {
-        jw.ObjectBeginObject("args");
-        Str(jw, "msg", *e.msg);
-        jw.End();
-      }
-      jw.End();
+      if (t.regions.empty() || t.regions.back().nesting != e.nesting) return;
+      WriteRegion(p, t, t.regions.back(), ns, &e, out);
       t.regions.pop_back();
       return;
-    }
-    case EventKind::kThreadStart:
-      return;  // the lifetime slice began above
-    case EventKind::kThreadExit:
-      CloseThread(p, t, ns, out);
-      return;
     case EventKind::kChildStart: {
-      Track& lane = LaneFor(p, e.child_id, out);
-      name_ = absl::StrCat(
+      Lane& lane = FreeLane(p, out);
+      ChildSlice& child = lane.child.emplace();
+      child.begin_ns = Tick(lane.track, ns);
+      child.child_id = e.child_id;
+      child.name = absl::StrCat(
           "child ", e.is_git_command
                         ? absl::string_view("git")
                         : (e.argv.empty() ? absl::string_view("?") : Basename(e.argv.front())));
-      JsonWriter jw(out);
-      Begin(jw, "B", name_, "child_process", p, lane, Tick(lane, ns), out);
-      jw.ObjectBeginObject("args");
-      jw.ObjectInt("child_id", static_cast<int64_t>(e.child_id));
-      Str(jw, "class", e.child_class);
-      if (e.hook_name.has_value()) Str(jw, "hook", *e.hook_name);
-      if (e.cd.has_value()) Str(jw, "cd", *e.cd);
-      jw.ObjectBool("use_shell", e.use_shell);
-      StrList(jw, "argv", e.argv, e.is_git_command ? "git" : "");
-      jw.End();
-      jw.End();
+      child.child_class = std::string(e.child_class);
+      child.hook = CopyOptional(e.hook_name);
+      child.cd = CopyOptional(e.cd);
+      child.use_shell = e.use_shell;
+      if (e.is_git_command) child.argv.emplace_back("git");
+      for (absl::string_view arg : e.argv) child.argv.emplace_back(arg);
+      p.child_lane[e.child_id] = static_cast<size_t>(&lane - p.lanes.data());
       return;
     }
     case EventKind::kChildExit:
-    case EventKind::kChildReady: {
-      auto it = p.child_lane.find(e.child_id);
-      if (it == p.child_lane.end()) {
-        if (e.kind == EventKind::kChildReady) Instant(e, p, t, ns, out);
+    case EventKind::kChildReady:
+      if (auto it = p.child_lane.find(e.child_id); it != p.child_lane.end()) {
+        EndChild(p, p.lanes[it->second], ns, &e, out);
         return;
       }
-      Track& lane = p.lanes[it->second];
-      p.lane_busy[it->second] = false;
-      p.child_lane.erase(it);
-      JsonWriter jw(out);
-      Begin(jw, "E", {}, {}, p, lane, Tick(lane, ns), out);
-      jw.ObjectBeginObject("args");
-      jw.ObjectInt("pid", e.pid);
-      if (e.kind == EventKind::kChildExit) {
-        jw.ObjectInt("code", e.code);
-      } else {
-        Str(jw, "ready", e.ready);
-      }
-      jw.End();
-      jw.End();
-      return;
-    }
+      break;  // its child_start came before the output started: an instant
     case EventKind::kTimer:
     case EventKind::kThTimer:
     case EventKind::kCounter:
@@ -501,40 +683,79 @@ void ChromeFormatter::Write(const Event& e, std::string* out) {
       return;
     case EventKind::kStart:
       if (!e.argv.empty()) {
-        p.exe = std::string(Basename(e.argv.front()));
+        p.exe = std::string(ValidUtf8(Basename(e.argv.front()), &scratch_));
         NameProcess(p, out);
       }
       break;
     case EventKind::kCmdName:
-      p.command = std::string(e.cmd_name);
+      p.command = std::string(ValidUtf8(e.cmd_name, &scratch_));
       NameProcess(p, out);
       break;
     default:
       break;
   }
-  Instant(e, p, t, ns, out);
+  const int64_t ts = Instant(e, p, t, ns, out);
+  if (first_of_process && (e.kind == EventKind::kVersion || e.kind == EventKind::kStart)) {
+    // The end of the flow from the parent's child slice.
+    const absl::string_view parent_sid = ParentSid(p.sid);
+    const std::optional<uint32_t> own_pid =
+        reader::PidFromSidComponent(reader::SidLastComponent(p.sid));
+    if (!parent_sid.empty() && own_pid.has_value() && *own_pid != 0) {
+      EndFlow(FlowFor(parent_sid, *own_pid), FlowEnd{p.pid, t.tid, ts}, out);
+    }
+  }
+  if (e.kind == EventKind::kThreadExit) EndRegions(p, t, 0, ns, out);
   if (e.kind == EventKind::kAtexit || e.kind == EventKind::kSignal) {
-    // The process ends: its children tracks and the main thread's slices close here.
-    CloseLanes(p, ns, out);
-    CloseThread(p, t, ns, out);
+    // The process ends: its children tracks and the main thread's regions end here.
+    EndLanes(p, ns, out);
+    EndRegions(p, t, 0, ns, out);
   }
 }
 
 void ChromeFormatter::Finish(std::string* out) {
   for (const std::unique_ptr<Process>& process : processes_) {
     Process& p = *process;
-    CloseLanes(p, p.last_ns, out);
-    for (auto& [id, t] : p.threads) CloseThread(p, t, p.last_ns, out);
+    EndLanes(p, p.last_ns, out);
+    for (auto& [id, t] : p.threads) EndRegions(p, t, 0, p.last_ns, out);
   }
-  out->append(first_ ? "[\n]\n" : "\n]\n");
+  out->append(first_ ? "{\"traceEvents\":[\n]" : "\n]");
+  out->append(",\n\"stackFrames\":{");
+  for (size_t i = 0; i < frames_.size(); ++i) {
+    const StackFrame& frame = frames_[i];
+    absl::StrAppend(out, i == 0 ? "\n\"" : ",\n\"", i + 1, "\":");
+    JsonWriter jw(out);
+    jw.BeginObject();
+    jw.ObjectString("name", frame.name);
+    if (!frame.category.empty()) jw.ObjectString("category", frame.category);
+    if (frame.parent != kNoStack) jw.ObjectString("parent", absl::StrCat(frame.parent));
+    jw.End();
+  }
+  out->append(frames_.empty() ? "}\n}\n" : "\n}\n}\n");
   first_ = true;
+  have_base_ = false;
   processes_.clear();
   by_sid_.clear();
   used_pids_.clear();
+  next_synthetic_pid_ = kSyntheticPidBase;
   last_process_ = nullptr;
+  flows_.clear();
+  frames_.clear();
+  frame_ids_.clear();
 }
 
 }  // namespace
+
+void AppendChromeMicros(int64_t ns, std::string* out) {
+  // The magnitude in unsigned arithmetic: negating INT64_MIN as int64_t would overflow.
+  uint64_t magnitude = static_cast<uint64_t>(ns);
+  if (ns < 0) {
+    out->push_back('-');
+    magnitude = 0 - magnitude;
+  }
+  const uint64_t fraction = magnitude % 1000;
+  absl::StrAppend(out, magnitude / 1000, ".", fraction < 100 ? "0" : "", fraction < 10 ? "0" : "",
+                  fraction);
+}
 
 std::unique_ptr<Formatter> MakeChromeFormatter(const FormatterOptions& options) {
   return std::make_unique<ChromeFormatter>();

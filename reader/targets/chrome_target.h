@@ -1,34 +1,47 @@
-// Chrome Trace Event JSON (the JSON Array Format of chrome://tracing, Perfetto and
-// speedscope; shared/reference/trace-event-format.md) from reader events of one process or
-// of a whole process tree.
+// Chrome Trace Event JSON (the JSON Object Format read by Perfetto, the Chrome DevTools
+// Performance panel and speedscope) from reader events of one process or of a whole
+// process tree.
+//
+// Output: {"traceEvents":[ one event object per line ],"stackFrames":{...}}. Events are
+// written as soon as they are known; the stackFrames dictionary closes the object in
+// Finish().
 //
 // Mapping:
 //   * one pid per process (sid): the pid of the sid's "-P<hex>" part when it is unique in
-//     the output, else a free number; M events process_name ("<command> (<sid>)"),
-//     thread_name and thread_sort_index;
-//   * one tid per thread (the trace's thread number; main is 0), whose lifetime is a B/E
-//     slice named after the thread (cat "thread"): from its first event (thread_start) to
-//     thread_exit, or to atexit/signal for main;
-//   * regions: B/E slices (name = label, cat = category, args msg, repo, nesting), closed
-//     when git unwinds them (thread_exit, atexit, timers, ...);
-//   * child processes: B/E slices on per-process "children" tracks (tid 1000000000 + lane;
-//     a child takes the lowest free lane so that overlapping children still nest), cat
-//     "child_process", args argv, class, hook, cd, child_id on B and pid, code on E;
-//   * data, data_json, printf: instant events, thread scope ("s":"t"); errors: instant
-//     events, process scope ("s":"p"); timers and counters: C events; every other Trace2
-//     event: a thread-scope instant named after the event (cat "trace2");
-//   * ts: microseconds with three decimals (nanoseconds) since a base: the start of the UTC
-//     hour of the first event written, minus one hour (so that processes of the tree whose
-//     earlier events come later in a file still get positive times). Per thread (and per children
-//     track), ts strictly increase in output order: times that would go back (a
-//     recalibrated generation) are moved to 1 ns after the previous event.
+//     the output, else a free number above 4194304 (Linux's pid limit); M events
+//     process_name ("<exe> <command>"), process_labels ("<command>,<sid>"; both written
+//     again when the name becomes known), process_sort_index (sid depth), thread_name and
+//     thread_sort_index;
+//   * one tid per thread (the trace's thread number; main is 0);
+//   * regions: complete events ("X", written when the region ends): name = label, cat =
+//     category, args msg, repo (and leave_msg when the leave has its own message); regions
+//     git unwinds (thread_exit, atexit, timers, ...) end there. A region's stack is its "sf",
+//     the leave's stack its "esf" (stackFrames: name = function or "0x<pc>", category =
+//     file[:line], parent = caller);
+//   * child processes: X events on per-process "children" tracks (tid 1000000000 + lane; a
+//     child takes the lowest free lane so that overlapping children still nest), cat
+//     "process", args argv, class, hook, cd, use_shell, child_id, pid, code (or ready);
+//     a flow ("s" on the child slice, "f" with "bp":"e" on the child process's first event)
+//     links the child slice to the child process, matched by parent sid and pid;
+//   * data, data_json, printf: thread-scope instant events ("s":"t") with the value in args;
+//     errors: process-scope instants ("s":"p"); timers and counters: C events; every other
+//     Trace2 event: a thread-scope instant named after the event (cat "process" for
+//     version, start, exit, atexit, signal; "trace2" otherwise);
+//   * ts and dur: microseconds with three decimals (nanoseconds). ts counts from a base:
+//     the start of the UTC hour of the first event written, minus one hour. Per thread
+//     (and per children track) the times of successive events strictly increase: a time
+//     that would not (a recalibrated generation) is moved to 1 ns after the previous one.
+//     Hostile times never overflow: times are clamped to 2^61 ns (about 73 years) either
+//     side of the base, and a first time outside the years 1970-2219 makes the base the
+//     Unix epoch.
 //
-// Output: "[", one event object per line, "]" on Finish(). Slices still open at Finish()
-// are closed at their process's last time, so B/E always balance.
+// Slices still open at Finish() end at their process's last time.
 #ifndef TRACEWIRE_READER_TARGETS_CHROME_TARGET_H_
 #define TRACEWIRE_READER_TARGETS_CHROME_TARGET_H_
 
+#include <cstdint>
 #include <memory>
+#include <string>
 
 #include "reader/targets/formatter.h"
 
@@ -36,6 +49,10 @@ namespace tracewire::targets {
 
 // The Chrome Trace Event formatter ("chrome"). It reads no option.
 std::unique_ptr<Formatter> MakeChromeFormatter(const FormatterOptions& options);
+
+// Appends `ns` nanoseconds as microseconds with three decimals ("-1.500" for -1500), for
+// every int64_t value (INT64_MIN included).
+void AppendChromeMicros(int64_t ns, std::string* out);
 
 }  // namespace tracewire::targets
 

@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdlib>
 
+#include "absl/strings/str_format.h"
 #include "reader/targets/internal_site.h"
 #include "reader/targets/json_writer.h"
 
@@ -20,7 +21,23 @@ struct KindRule {
   PayloadFn payload = nullptr;    // nullptr: the kind is not written
   bool nesting_filtered = false;  // dropped when deeper than the nesting limit
   bool time_when_brief = false;   // keeps "time" in brief mode
+  // The first "evt" version whose git wrote this event (older versions drop it).
+  int since_evt = 1;
+  // Payload of versions before `legacy_before` (nullptr: `payload` in every version).
+  PayloadFn legacy_payload = nullptr;
+  int legacy_before = 0;
 };
+
+// Versions of the EVENT format (the "evt" value) and the git releases that wrote them:
+//   1  git 2.22-2.23
+//   2  git 2.24-2.33: too_many_files
+//   3  git 2.34-2.46: cmd_ancestry, child_ready; def_param "scope" (2.38);
+//      timer, th_timer, counter, th_counter (2.39, without a version change)
+//   4  git 2.47+: printf
+constexpr int kEvtTooManyFiles = 2;
+constexpr int kEvtAncestryAndReady = 3;
+constexpr int kEvtScopeAndTimers = 3;
+constexpr int kEvtPrintf = 4;
 
 void Argv(const Event& e, JsonWriter& jw, bool leading_git) {
   jw.ObjectBeginArray("argv");
@@ -61,7 +78,32 @@ void CounterPayload(const Event& e, JsonWriter& jw) {
   jw.ObjectInt("count", static_cast<int64_t>(e.count));
 }
 
+// def_param after "scope" (the whole payload before evt 3).
+void DefParamValue(const Event& e, JsonWriter& jw) {
+  jw.ObjectString("param", e.param);
+  if (e.param_value.has_value()) jw.ObjectString("value", *e.param_value);
+}
+
 void Nothing(const Event&, JsonWriter&) {}
+
+// "stack":[{"pc":"0x…","func":…,"file":…,"line":…,"module":…,"offset":"0x…"},…], keys
+// of unknown parts left out; addresses are hex strings (JSON numbers lose 64-bit values).
+void StackArray(const Event& e, JsonWriter& jw) {
+  jw.ObjectBeginArray("stack");
+  for (const reader::SymbolFrame& frame : e.stack) {
+    jw.ArrayBeginObject();
+    jw.ObjectString("pc", absl::StrFormat("0x%x", frame.pc));
+    if (!frame.func.empty()) jw.ObjectString("func", frame.func);
+    if (!frame.file.empty()) jw.ObjectString("file", frame.file);
+    if (frame.line != 0) jw.ObjectInt("line", static_cast<int64_t>(frame.line));
+    if (!frame.module.empty()) {
+      jw.ObjectString("module", frame.module);
+      jw.ObjectString("offset", absl::StrFormat("0x%x", frame.module_offset));
+    }
+    jw.End();
+  }
+  jw.End();
+}
 
 constexpr int kKinds = static_cast<int>(EventKind::kExperimental) + 1;
 
@@ -70,7 +112,7 @@ constexpr std::array<KindRule, kKinds> MakeRules() {
   auto at = [&r](EventKind kind) -> KindRule& { return r[static_cast<int>(kind)]; };
   // "evt" and "exe" are written by Write (the evt value is an option).
   at(EventKind::kVersion) = {Nothing, false, true};
-  at(EventKind::kTooManyFiles) = {Nothing};
+  at(EventKind::kTooManyFiles) = {.payload = Nothing, .since_evt = kEvtTooManyFiles};
   at(EventKind::kStart) = {[](const Event& e, JsonWriter& jw) {
     jw.ObjectDouble("t_abs", 6, e.t_abs);
     Argv(e, jw, false);
@@ -99,11 +141,15 @@ constexpr std::array<KindRule, kKinds> MakeRules() {
   }};
   at(EventKind::kCmdPath) = {
       [](const Event& e, JsonWriter& jw) { jw.ObjectString("path", e.cmd_path); }};
-  at(EventKind::kCmdAncestry) = {[](const Event& e, JsonWriter& jw) {
-    jw.ObjectBeginArray("ancestry");
-    for (absl::string_view name : e.ancestry) jw.ArrayString(name);
-    jw.End();
-  }};
+  at(EventKind::kCmdAncestry) = {.payload =
+                                     [](const Event& e, JsonWriter& jw) {
+                                       jw.ObjectBeginArray("ancestry");
+                                       for (absl::string_view name : e.ancestry) {
+                                         jw.ArrayString(name);
+                                       }
+                                       jw.End();
+                                     },
+                                 .since_evt = kEvtAncestryAndReady};
   at(EventKind::kCmdName) = {[](const Event& e, JsonWriter& jw) {
     jw.ObjectString("name", e.cmd_name);
     if (e.cmd_hierarchy.has_value() && !e.cmd_hierarchy->empty()) {
@@ -134,12 +180,14 @@ constexpr std::array<KindRule, kKinds> MakeRules() {
     jw.ObjectInt("code", e.code);
     jw.ObjectDouble("t_rel", 6, e.t_rel.value_or(0));
   }};
-  at(EventKind::kChildReady) = {[](const Event& e, JsonWriter& jw) {
-    jw.ObjectInt("child_id", static_cast<int64_t>(e.child_id));
-    jw.ObjectInt("pid", e.pid);
-    jw.ObjectString("ready", e.ready);
-    jw.ObjectDouble("t_rel", 6, e.t_rel.value_or(0));
-  }};
+  at(EventKind::kChildReady) = {.payload =
+                                    [](const Event& e, JsonWriter& jw) {
+                                      jw.ObjectInt("child_id", static_cast<int64_t>(e.child_id));
+                                      jw.ObjectInt("pid", e.pid);
+                                      jw.ObjectString("ready", e.ready);
+                                      jw.ObjectDouble("t_rel", 6, e.t_rel.value_or(0));
+                                    },
+                                .since_evt = kEvtAncestryAndReady};
   at(EventKind::kExec) = {[](const Event& e, JsonWriter& jw) {
     jw.ObjectInt("exec_id", static_cast<int64_t>(e.exec_id));
     if (e.exec_exe.has_value()) jw.ObjectString("exe", *e.exec_exe);
@@ -152,12 +200,16 @@ constexpr std::array<KindRule, kKinds> MakeRules() {
   at(EventKind::kThreadStart) = {Nothing};
   at(EventKind::kThreadExit) = {
       [](const Event& e, JsonWriter& jw) { jw.ObjectDouble("t_rel", 6, e.t_rel.value_or(0)); }};
-  at(EventKind::kDefParam) = {[](const Event& e, JsonWriter& jw) {
-    // git before 2.38 had no scope: an empty scope is left out, as those versions wrote it.
-    if (!e.param_scope.empty()) jw.ObjectString("scope", e.param_scope);
-    jw.ObjectString("param", e.param);
-    if (e.param_value.has_value()) jw.ObjectString("value", *e.param_value);
-  }};
+  at(EventKind::kDefParam) = {
+      .payload =
+          [](const Event& e, JsonWriter& jw) {
+            // git before 2.38 had no scope: an empty scope is left out, as those versions
+            // wrote it.
+            if (!e.param_scope.empty()) jw.ObjectString("scope", e.param_scope);
+            DefParamValue(e, jw);
+          },
+      .legacy_payload = DefParamValue,
+      .legacy_before = kEvtScopeAndTimers};
   at(EventKind::kDefRepo) = {
       [](const Event& e, JsonWriter& jw) { jw.ObjectString("worktree", e.worktree); }};
   at(EventKind::kRegionEnter) = {RegionNames, true};
@@ -179,14 +231,16 @@ constexpr std::array<KindRule, kKinds> MakeRules() {
                                 jw.ObjectRawJson("value", e.value_string, /*json_is_pretty=*/true);
                               },
                               true};
-  at(EventKind::kPrintf) = {[](const Event& e, JsonWriter& jw) {
-    jw.ObjectDouble("t_abs", 6, e.t_abs);
-    if (e.msg.has_value()) jw.ObjectString("msg", *e.msg);
-  }};
-  at(EventKind::kThTimer) = {TimerPayload};
-  at(EventKind::kTimer) = {TimerPayload};
-  at(EventKind::kThCounter) = {CounterPayload};
-  at(EventKind::kCounter) = {CounterPayload};
+  at(EventKind::kPrintf) = {.payload =
+                                [](const Event& e, JsonWriter& jw) {
+                                  jw.ObjectDouble("t_abs", 6, e.t_abs);
+                                  if (e.msg.has_value()) jw.ObjectString("msg", *e.msg);
+                                },
+                            .since_evt = kEvtPrintf};
+  at(EventKind::kThTimer) = {.payload = TimerPayload, .since_evt = kEvtScopeAndTimers};
+  at(EventKind::kTimer) = {.payload = TimerPayload, .since_evt = kEvtScopeAndTimers};
+  at(EventKind::kThCounter) = {.payload = CounterPayload, .since_evt = kEvtScopeAndTimers};
+  at(EventKind::kCounter) = {.payload = CounterPayload, .since_evt = kEvtScopeAndTimers};
   // kExperimental stays {nullptr}: git has no such event.
   return r;
 }
@@ -204,14 +258,15 @@ int ParseEventNesting(absl::string_view value) {
 
 EventTarget::EventTarget(const FormatterOptions& options)
     : brief_(options.brief),
+      git_exact_(options.git_exact),
       nesting_limit_(options.event_nesting),
-      version_(options.event_version) {}
+      version_(options.event_version),
+      stacks_(options.event_stacks) {}
 
 void EventTarget::Write(const Event& e, std::string* out) {
   const KindRule& rule = kRules[static_cast<int>(e.kind)];
-  if (rule.payload == nullptr) return;
+  if (rule.payload == nullptr || version_ < rule.since_evt) return;
   if (rule.nesting_filtered && e.nesting > nesting_limit_) return;
-  if (e.kind == EventKind::kPrintf && version_ < 4) return;
 
   JsonWriter jw(out);
   jw.BeginObject();
@@ -226,7 +281,7 @@ void EventTarget::Write(const Event& e, std::string* out) {
   if (!brief_) {
     absl::string_view file;
     int64_t line;
-    SiteOf(e, kEventInternalSites, &file, &line);
+    SiteOf(e, kEventInternalSites, git_exact_, &file, &line);
     if (!file.empty()) {
       jw.ObjectString("file", file);
       jw.ObjectInt("line", line);
@@ -234,11 +289,15 @@ void EventTarget::Write(const Event& e, std::string* out) {
   }
   if (e.repo.has_value()) jw.ObjectInt("repo", *e.repo);
   if (e.kind == EventKind::kVersion) {
-    jw.ObjectString("evt", version_ == 3 ? "3" : "4");
+    const char evt[2] = {static_cast<char>('0' + version_), '\0'};
+    jw.ObjectString("evt", evt);
     jw.ObjectString("exe", e.exe);
+  } else if (version_ < rule.legacy_before) {
+    rule.legacy_payload(e, jw);
   } else {
     rule.payload(e, jw);
   }
+  if (stacks_ && !e.stack.empty()) StackArray(e, jw);
   jw.End();
   out->push_back('\n');
 }

@@ -12,9 +12,10 @@ namespace tracewire::targets {
 absl::StatusOr<std::unique_ptr<Formatter>> MakeFormatter(absl::string_view name,
                                                          const FormatterOptions& options) {
   if (name == "event") {
-    if (options.event_version != 3 && options.event_version != 4) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "event format version %d is not supported (3 or 4)", options.event_version));
+    if (options.event_version < kMinEventVersion || options.event_version > kMaxEventVersion) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("event format version %d is not supported (%d to %d)",
+                          options.event_version, kMinEventVersion, kMaxEventVersion));
     }
     if (options.event_nesting < 1) {
       return absl::InvalidArgumentError(

@@ -21,9 +21,23 @@ struct FormatterOptions {
   // EVENT: region_enter/region_leave/data/data_json deeper than this are not written
   // (GIT_TRACE2_EVENT_NESTING; git's default is 2).
   int event_nesting = 2;
-  // EVENT: the "evt" version written in `version` events: 3 or 4 (4 adds printf events).
+  // EVENT: the format version ("evt" of `version` events), kMinEventVersion to
+  // kMaxEventVersion; each writes the events and keys of that version (EventTarget).
   int event_version = 4;
+  // EVENT: add a "stack" array (the event's symbolized frames, innermost first) to events
+  // that carry a stack (TRACEWIRE_STACKS). Not a git key: off by default.
+  bool event_stacks = false;
+  // NORMAL, PERF, EVENT: byte-for-byte git output. git writes some events from its own
+  // code rather than the caller's (atexit, signal, timer, th_timer, counter, th_counter)
+  // and prints its own source position for them (trace2/tr2_tgt_perf.c:580). With
+  // git_exact they get those positions too; otherwise they carry the call site recorded
+  // with them, if any, and no file:line when there is none.
+  bool git_exact = false;
 };
+
+// The EVENT format versions ("evt") the EVENT formatter writes.
+inline constexpr int kMinEventVersion = 1;
+inline constexpr int kMaxEventVersion = 4;
 
 class Formatter {
  public:
@@ -32,6 +46,10 @@ class Formatter {
   virtual void Write(const reader::Event& event, std::string* out) = 0;
   // Appends whatever closes the output (nothing for line formats) to *out.
   virtual void Finish(std::string* out) {}
+  // True if the output for an event does not depend on the events written before it, so
+  // that separate instances may write runs of events to be concatenated (and Finish
+  // writes nothing).
+  virtual bool context_free() const { return false; }
 };
 
 // The formatter named `name` ("event", "perf", "normal", "chrome", "otlp"), or

@@ -1,7 +1,8 @@
 // The file:line git's targets report for the events they write from their own code rather
 // than from the caller's (atexit, signal, timer/th_timer, counter/th_counter): each target
-// names its own source file and line (notes §1.3). The runtime records these events with no
-// file, and the targets substitute the lines of git 2.49 and later.
+// names its own source file and line. The runtime records these events with no file; when
+// git's exact output is asked for (FormatterOptions::git_exact), the targets substitute the
+// lines of git 2.49 and later.
 #ifndef TRACEWIRE_READER_TARGETS_INTERNAL_SITE_H_
 #define TRACEWIRE_READER_TARGETS_INTERNAL_SITE_H_
 
@@ -27,13 +28,14 @@ inline constexpr InternalSites kNormalInternalSites = {"trace2/tr2_tgt_normal.c"
 inline constexpr InternalSites kPerfInternalSites = {"trace2/tr2_tgt_perf.c", 207, 219, 580, 596};
 inline constexpr InternalSites kEventInternalSites = {"trace2/tr2_tgt_event.c", 191, 207, 657, 678};
 
-// The file and line a target prints for `event`: the event's own, or the target's internal
-// site for an internal event recorded with no file.
-inline void SiteOf(const reader::Event& event, const InternalSites& sites, absl::string_view* file,
-                   int64_t* line) {
+// The file and line a target prints for `event`: the event's own, or, with `git_exact`, the
+// target's internal site for an internal event recorded with no file. An empty file means
+// none is printed.
+inline void SiteOf(const reader::Event& event, const InternalSites& sites, bool git_exact,
+                   absl::string_view* file, int64_t* line) {
   *file = event.file;
   *line = event.line;
-  if (!event.file.empty()) return;
+  if (!event.file.empty() || !git_exact) return;
   switch (event.kind) {
     case reader::EventKind::kSignal:
       *line = sites.signal_line;

@@ -3,6 +3,12 @@
 #include <array>
 #include <cassert>
 #include <charconv>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "reader/targets/fixed_decimal.h"
 
@@ -30,9 +36,97 @@ void AppendInt(int64_t value, std::string* out) {
   out->append(buffer, end - buffer);
 }
 
+// Fast paths: most strings need no escape and are short, so a member is assembled in a
+// small buffer and appended at once.
+constexpr size_t kShort = 120;
+
+#if defined(__SSE2__)
+// True if a byte of `v` is below 0x20, '"' or '\\'.
+inline bool HasEscapedByte(__m128i v) {
+  const __m128i control = _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
+  const __m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+  const __m128i backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+  return _mm_movemask_epi8(_mm_or_si128(control, _mm_or_si128(quote, backslash))) != 0;
+}
+#else
+// True if a byte of the 8-byte word `x` is below 0x20, '"' or '\\' (the classic "has a
+// byte less than" / "has a zero byte" tests, exact for whether any byte matches).
+inline bool HasEscapedByte(uint64_t x) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  const uint64_t quote = x ^ (kOnes * '"');
+  const uint64_t backslash = x ^ (kOnes * '\\');
+  return (((x - kOnes * 0x20) & ~x) | ((quote - kOnes) & ~quote) |
+          ((backslash - kOnes) & ~backslash)) &
+         kHigh;
+}
+#endif
+
+// True if AppendJsonString copies `value` unchanged between its quotes. Words are tested
+// at once; a short string or tail with overlapping loads (padded with a byte that needs no
+// escape), so that nothing is read outside `value`.
+inline bool IsPlain(absl::string_view value) {
+  const char* p = value.data();
+  const size_t n = value.size();
+  uint64_t first, second;
+  if (n >= 16) {
+#if defined(__SSE2__)
+    const char* const last = p + n - 16;
+    for (; p < last; p += 16) {
+      if (HasEscapedByte(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))) return false;
+    }
+    return !HasEscapedByte(_mm_loadu_si128(reinterpret_cast<const __m128i*>(last)));
+#else
+    const char* const last = p + n - 8;
+    for (; p < last; p += 8) {
+      std::memcpy(&first, p, 8);
+      if (HasEscapedByte(first)) return false;
+    }
+    std::memcpy(&first, last, 8);
+    return !HasEscapedByte(first);
+#endif
+  }
+  constexpr uint64_t kPad = 0x6161616161616161ull;  // "aaaaaaaa"
+  if (n >= 8) {
+    std::memcpy(&first, p, 8);
+    std::memcpy(&second, p + n - 8, 8);
+  } else if (n >= 4) {
+    uint32_t low, high;
+    std::memcpy(&low, p, 4);
+    std::memcpy(&high, p + n - 4, 4);
+    first = low | (uint64_t{high} << 32);
+    second = kPad;
+  } else {
+    if (n == 0) return true;
+    first = (kPad & ~uint64_t{0xffffff}) | static_cast<unsigned char>(p[0]) |
+            uint64_t{static_cast<unsigned char>(p[n / 2])} << 8 |
+            uint64_t{static_cast<unsigned char>(p[n - 1])} << 16;
+    second = kPad;
+  }
+#if defined(__SSE2__)
+  return !HasEscapedByte(_mm_set_epi64x(static_cast<int64_t>(second), static_cast<int64_t>(first)));
+#else
+  return !HasEscapedByte(first) && !HasEscapedByte(second);
+#endif
+}
+
+// Writes `"value"` at `p` (room for value.size() + 2 bytes); returns the end.
+inline char* PutQuoted(absl::string_view value, char* p) {
+  *p++ = '"';
+  if (!value.empty()) std::memcpy(p, value.data(), value.size());  // data() may be null
+  p += value.size();
+  *p++ = '"';
+  return p;
+}
+
 }  // namespace
 
 void AppendJsonString(absl::string_view value, std::string* out) {
+  if (value.size() <= kShort && IsPlain(value)) {
+    char buffer[kShort + 2];
+    out->append(buffer, PutQuoted(value, buffer) - buffer);
+    return;
+  }
   out->push_back('"');
   const char* p = value.data();
   const char* const end = p + value.size();
@@ -96,6 +190,17 @@ void JsonWriter::NewlineAndIndent() {
   out_->append(2 * open_.size(), ' ');
 }
 
+char* JsonWriter::ShortPrefix(absl::string_view key, char* buffer) {
+  assert(!open_.empty() && open_.back() == '{');
+  if (pretty_ || key.size() > kShort || !IsPlain(key)) return nullptr;
+  char* p = buffer;
+  if (need_comma_) *p++ = ',';
+  need_comma_ = true;
+  p = PutQuoted(key, p);
+  *p++ = ':';
+  return p;
+}
+
 void JsonWriter::MemberPrefix(absl::string_view key) {
   assert(!open_.empty() && open_.back() == '{');
   MaybeComma();
@@ -129,17 +234,35 @@ void JsonWriter::AppendSub(absl::string_view json, bool json_is_pretty) {
 }
 
 void JsonWriter::ObjectString(absl::string_view key, absl::string_view value) {
+  char buffer[2 * kShort + 8];
+  if (value.size() <= kShort && IsPlain(value)) {
+    if (char* p = ShortPrefix(key, buffer); p != nullptr) {
+      out_->append(buffer, PutQuoted(value, p) - buffer);
+      return;
+    }
+  }
   MemberPrefix(key);
   AppendJsonString(value, out_);
 }
 
 void JsonWriter::ObjectInt(absl::string_view key, int64_t value) {
+  char buffer[kShort + 32];
+  if (char* p = ShortPrefix(key, buffer); p != nullptr) {
+    p = std::to_chars(p, buffer + sizeof(buffer), value).ptr;
+    out_->append(buffer, p - buffer);
+    return;
+  }
   MemberPrefix(key);
   AppendInt(value, out_);
 }
 
 void JsonWriter::ObjectDouble(absl::string_view key, int precision, double value) {
-  MemberPrefix(key);
+  char buffer[kShort + 8];
+  if (char* p = ShortPrefix(key, buffer); p != nullptr) {
+    out_->append(buffer, p - buffer);
+  } else {
+    MemberPrefix(key);
+  }
   AppendFixed(value, precision < 0 ? 6 : precision, out_);
 }
 

@@ -90,6 +90,10 @@ class JsonWriter {
  private:
   void Begin(char open, bool pretty);
   void MemberPrefix(absl::string_view key);
+  // MemberPrefix into `buffer` (room for key.size() + 4 bytes) for a short key that needs
+  // no escape in compact mode: returns the end of what it wrote, or nullptr (nothing
+  // written) otherwise.
+  char* ShortPrefix(absl::string_view key, char* buffer);
   void ElementPrefix();
   void MaybeComma();
   void NewlineAndIndent();

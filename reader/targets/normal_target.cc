@@ -143,7 +143,8 @@ constexpr std::array<PayloadFn, kKinds> kPayloads = MakePayloads();
 
 }  // namespace
 
-NormalTarget::NormalTarget(const FormatterOptions& options) : brief_(options.brief) {}
+NormalTarget::NormalTarget(const FormatterOptions& options)
+    : brief_(options.brief), git_exact_(options.git_exact) {}
 
 void NormalTarget::Write(const Event& e, std::string* out) {
   const PayloadFn payload = kPayloads[static_cast<int>(e.kind)];
@@ -154,7 +155,7 @@ void NormalTarget::Write(const Event& e, std::string* out) {
     out->push_back(' ');
     absl::string_view file;
     int64_t line;
-    SiteOf(e, kNormalInternalSites, &file, &line);
+    SiteOf(e, kNormalInternalSites, git_exact_, &file, &line);
     if (!file.empty()) absl::StrAppend(out, file, ":", line, " ");
     const size_t prefix = out->size() - line_start;
     if (prefix < kPrefixWidth) out->append(kPrefixWidth - prefix, ' ');

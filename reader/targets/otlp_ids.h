@@ -1,6 +1,6 @@
 // OTLP ids of a Trace2 process, computed from its sid exactly as git-ecosystem's
-// trace2receiver does (shared/notes/git-trace2-output.md §7.2), so that the spans of every
-// process of a tree join one trace whichever tool exported them:
+// trace2receiver does, so that the spans of every process of a tree join one trace
+// whichever tool exported them:
 //   trace id        = SHA-256(first sid component)[0..16)
 //   process span id = SHA-256(last sid component)[16..24)
 //   parent span id  = SHA-256(second-to-last component)[16..24), none for a root process.

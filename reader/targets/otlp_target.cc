@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "reader/event.h"
+#include "reader/sid_parts.h"
 #include "reader/targets/json_check.h"
 #include "reader/targets/json_writer.h"
 #include "reader/targets/otlp_ids.h"
@@ -32,8 +33,46 @@ constexpr int64_t kNoTime = std::numeric_limits<int64_t>::min();
 constexpr size_t kMaxClosedSpans = 10000;
 constexpr int kKindInternal = 1;  // SPAN_KIND_INTERNAL
 constexpr int kKindServer = 2;    // SPAN_KIND_SERVER
+constexpr int kStatusUnset = 0;   // STATUS_CODE_UNSET: not written
+constexpr int kStatusOk = 1;      // STATUS_CODE_OK
+constexpr int kStatusError = 2;   // STATUS_CODE_ERROR
+// Errors of one process kept as span events (the first is also the status message).
+constexpr size_t kMaxErrorEvents = 100;
 
 using SpanId = std::array<uint8_t, 8>;
+
+// One attribute: trace2receiver's are strings (JSON text for structured values); the OTel
+// semantic-convention ones are typed. emplace_back(key, text) makes a string attribute.
+struct Attribute {
+  enum class Type { kString, kInt, kStringArray };
+  Attribute(std::string key, std::string text, Type type = Type::kString, int64_t number = 0,
+            std::vector<std::string> list = {})
+      : key(std::move(key)),
+        text(std::move(text)),
+        type(type),
+        number(number),
+        list(std::move(list)) {}
+  std::string key;
+  std::string text;  // kString
+  Type type = Type::kString;
+  int64_t number = 0;             // kInt
+  std::vector<std::string> list;  // kStringArray
+};
+
+Attribute Int(std::string key, int64_t value) {
+  return {std::move(key), "", Attribute::Type::kInt, value, {}};
+}
+Attribute StrArray(std::string key, std::vector<std::string> values) {
+  return {std::move(key), "", Attribute::Type::kStringArray, 0, std::move(values)};
+}
+
+// A span event (an `error` on the process span).
+struct SpanEvent {
+  int64_t time_ns = 0;
+  std::string name;
+  std::vector<Attribute> attributes;
+};
+
 // category -> key -> JSON text of the value (trace2receiver's data[<cat>][<key>] maps).
 using JsonMap = std::map<std::string, std::map<std::string, std::string>>;
 
@@ -50,7 +89,10 @@ struct Span {
   bool open = true;
   int64_t max_child_end = kNoTime;
   int nesting = 0;  // regions
-  std::vector<std::pair<std::string, std::string>> attributes;
+  std::vector<Attribute> attributes;
+  int status_code = kStatusUnset;
+  std::string status_message;  // with kStatusError
+  std::vector<SpanEvent> events;
   JsonMap data;      // regions
   JsonMap timers;    // threads (and the process span for main)
   JsonMap counters;  // threads (and the process span for main)
@@ -59,6 +101,8 @@ struct Span {
 struct Thread {
   Span* span = nullptr;  // the thread span; the process span for main
   std::vector<Span*> regions;
+  uint64_t id = 0;   // the trace's thread number (main = 0)
+  std::string name;  // "main", "th01:worker", ...
 };
 
 struct Process {
@@ -75,6 +119,7 @@ struct Process {
   int64_t last_ns = kNoTime;
   bool ended = false;  // exit, atexit or signal seen
   std::optional<int64_t> exit_code;
+  std::optional<uint64_t> signo;
   std::string version;
   std::vector<std::string> argv;
   std::string verb;
@@ -85,6 +130,7 @@ struct Process {
   std::vector<std::string> ancestry;
   std::optional<std::string> error_fmt;
   std::optional<std::string> error_msg;
+  std::vector<SpanEvent> errors;  // the first kMaxErrorEvents error events
   std::map<int64_t, std::string> repos;
   std::map<std::string, std::pair<std::string, int>> params;  // value, scope priority
   JsonMap data;
@@ -149,6 +195,11 @@ class OtlpFormatter : public Formatter {
   void WriteSpan(JsonWriter& jw, const Process& p, const Span& span);
   // Writes {"key":<key>,"value":{"stringValue":<value>}} as the next array element.
   void WriteAttribute(JsonWriter& jw, absl::string_view key, absl::string_view value);
+  // Writes `attribute` as the next array element, with its type's AnyValue member.
+  void WriteAttribute(JsonWriter& jw, const Attribute& attribute);
+  // Adds thread.id, thread.name and, where the event has a call site, code.filepath and
+  // code.lineno.
+  void AddThreadAndSite(Span* span, const Thread& th, const Event& e);
   void ProcessAttributes(Process& p);
   std::string ExeVerbMode(const Process& p, std::string* exe, std::string* exe_verb) const;
 
@@ -261,14 +312,27 @@ Thread& OtlpFormatter::ThreadOf(Process& p, const Event& e, int64_t ns) {
   auto [it, inserted] = p.threads.try_emplace(e.thread_id);
   Thread& th = it->second;
   if (inserted) {
+    th.id = e.thread_id;
+    th.name = std::string(e.thread_name);
     if (e.thread_name == "main") {
       th.span = &p.span;
     } else {
       th.span = NewSpan(p, SpanType::kThread, &p.span, std::string(e.thread_name), ns);
       th.span->attributes.emplace_back("trace2.span.type", "thread");
+      th.span->attributes.push_back(Int("thread.id", static_cast<int64_t>(th.id)));
+      th.span->attributes.emplace_back("thread.name", th.name);
     }
   }
   return th;
+}
+
+void OtlpFormatter::AddThreadAndSite(Span* span, const Thread& th, const Event& e) {
+  span->attributes.push_back(Int("thread.id", static_cast<int64_t>(th.id)));
+  span->attributes.emplace_back("thread.name", th.name);
+  if (!e.file.empty()) {
+    span->attributes.emplace_back("code.filepath", std::string(e.file));
+    if (e.line > 0) span->attributes.push_back(Int("code.lineno", e.line));
+  }
 }
 
 void OtlpFormatter::PopRegion(Process& p, Thread& th, int64_t ns, std::string* out) {
@@ -314,6 +378,7 @@ void OtlpFormatter::Write(const Event& e, std::string* out) {
       p.ended = true;
       break;
     case EventKind::kSignal:
+      p.signo = e.signo;
       p.exit_code = 128 + static_cast<int64_t>(e.signo);
       p.span.end_ns = ns;
       p.ended = true;
@@ -322,6 +387,22 @@ void OtlpFormatter::Write(const Event& e, std::string* out) {
       if (!p.error_fmt.has_value()) {
         p.error_fmt = std::string(e.fmt.value_or(""));
         p.error_msg = std::string(e.msg.value_or(""));
+      }
+      if (p.errors.size() < kMaxErrorEvents) {
+        // OTel's exception event, so that backends list every error of the process.
+        SpanEvent& event = p.errors.emplace_back();
+        event.time_ns = ns;
+        event.name = "exception";
+        event.attributes.emplace_back("exception.type", "trace2.error");
+        event.attributes.emplace_back("exception.message", std::string(e.msg.value_or("")));
+        if (e.fmt.has_value())
+          event.attributes.emplace_back("trace2.error.format", std::string(*e.fmt));
+        event.attributes.push_back(Int("thread.id", static_cast<int64_t>(th.id)));
+        event.attributes.emplace_back("thread.name", th.name);
+        if (!e.file.empty()) {
+          event.attributes.emplace_back("code.filepath", std::string(e.file));
+          if (e.line > 0) event.attributes.push_back(Int("code.lineno", e.line));
+        }
       }
       break;
     case EventKind::kCmdAncestry:
@@ -374,6 +455,11 @@ void OtlpFormatter::Write(const Event& e, std::string* out) {
       if (cls == "hook") {
         span->attributes.emplace_back("trace2.child.hook", std::string(e.hook_name.value_or("??")));
       }
+      std::vector<std::string> args;
+      if (e.is_git_command) args.emplace_back("git");
+      for (absl::string_view arg : e.argv) args.emplace_back(arg);
+      span->attributes.push_back(StrArray("process.command_args", std::move(args)));
+      AddThreadAndSite(span, th, e);
       p.children[e.child_id] = span;
       break;
     }
@@ -384,11 +470,26 @@ void OtlpFormatter::Write(const Event& e, std::string* out) {
       Span* span = it->second;
       p.children.erase(it);
       span->attributes.emplace_back("trace2.child.pid", absl::StrCat(e.pid));
+      if (e.pid > 0) span->attributes.push_back(Int("process.pid", e.pid));
       if (e.kind == EventKind::kChildExit) {
         span->attributes.emplace_back("trace2.child.exitcode", absl::StrCat(e.code));
+        span->attributes.push_back(Int("process.exit.code", e.code));
+        if (e.pid < 0) {
+          span->status_code = kStatusError;
+          span->status_message = "the child process could not be started";
+        } else if (e.code != 0) {
+          span->status_code = kStatusError;
+          span->status_message = absl::StrCat("the child process exited with code ", e.code);
+        } else {
+          span->status_code = kStatusOk;
+        }
       } else {
         span->attributes.emplace_back("trace2.child.exitcode", "-1");
         span->attributes.emplace_back("trace2.child.ready", std::string(e.ready));
+        if (e.ready != "ready") {
+          span->status_code = kStatusError;
+          span->status_message = absl::StrCat("the child process is not ready: ", e.ready);
+        }
       }
       Close(p, span, ns, out);
       break;
@@ -404,6 +505,8 @@ void OtlpFormatter::Write(const Event& e, std::string* out) {
       span->attributes.emplace_back("trace2.exec.argv", JsonList(e.argv, ""));
       span->attributes.emplace_back("trace2.exec.exe",
                                     std::string(ValidUtf8(e.exec_exe.value_or(""), &scratch_)));
+      span->attributes.push_back(StrArray("process.command_args", Strings(e.argv)));
+      AddThreadAndSite(span, th, e);
       p.execs[e.exec_id] = span;
       break;
     }
@@ -411,6 +514,9 @@ void OtlpFormatter::Write(const Event& e, std::string* out) {
       auto it = p.execs.find(e.exec_id);
       if (it == p.execs.end()) break;
       it->second->attributes.emplace_back("trace2.exec.exitcode", absl::StrCat(e.code));
+      // exec_result is only written when the exec failed (a successful exec never returns).
+      it->second->status_code = kStatusError;
+      it->second->status_message = absl::StrCat("exec failed with code ", e.code);
       Close(p, it->second, ns, out);
       p.execs.erase(it);
       break;
@@ -445,6 +551,7 @@ void OtlpFormatter::Write(const Event& e, std::string* out) {
         span->attributes.emplace_back("trace2.region.message",
                                       std::string(ValidUtf8(*e.msg, &scratch_)));
       }
+      AddThreadAndSite(span, th, e);
       th.regions.push_back(span);
       break;
     }
@@ -514,6 +621,11 @@ void OtlpFormatter::ProcessAttributes(Process& p) {
   attrs.emplace_back("trace2.cmd.name_verb_mode", exe_verb_mode);
   attrs.emplace_back("trace2.cmd.hierarchy", p.hierarchy);
   attrs.emplace_back("trace2.cmd.exit_code", absl::StrCat(p.exit_code.value_or(-1)));
+  if (const std::optional<uint32_t> pid =
+          reader::PidFromSidComponent(reader::SidLastComponent(p.sid))) {
+    attrs.push_back(Int("process.pid", *pid));
+  }
+  if (p.exit_code.has_value()) attrs.push_back(Int("process.exit.code", *p.exit_code));
   if (!p.argv.empty()) attrs.emplace_back("trace2.cmd.argv", JsonList(p.argv));
   if (!p.ancestry.empty()) attrs.emplace_back("trace2.cmd.ancestry", JsonList(p.ancestry));
   if (!p.alias_key.empty()) {
@@ -556,6 +668,24 @@ void OtlpFormatter::ProcessAttributes(Process& p) {
   if (!p.data.empty()) attrs.emplace_back("trace2.process.data", RenderMap(p.data));
   if (!p.timers.empty()) attrs.emplace_back("trace2.process.timers", RenderMap(p.timers));
   if (!p.counters.empty()) attrs.emplace_back("trace2.process.counters", RenderMap(p.counters));
+
+  // Status: ERROR for a failed process (an error event, a non-zero exit code or a signal),
+  // OK for one that exited with 0, UNSET while its end is unknown.
+  p.span.status_code = kStatusUnset;
+  p.span.status_message.clear();
+  if (p.error_msg.has_value()) {
+    p.span.status_code = kStatusError;
+    p.span.status_message = p.error_msg->empty() ? "error" : *p.error_msg;
+  } else if (p.signo.has_value()) {
+    p.span.status_code = kStatusError;
+    p.span.status_message = absl::StrCat("killed by signal ", *p.signo);
+  } else if (p.exit_code.has_value() && *p.exit_code != 0) {
+    p.span.status_code = kStatusError;
+    p.span.status_message = absl::StrCat("exit code ", *p.exit_code);
+  } else if (p.exit_code.has_value()) {
+    p.span.status_code = kStatusOk;
+  }
+  p.span.events = p.errors;
 }
 
 void OtlpFormatter::WriteAttribute(JsonWriter& jw, absl::string_view key, absl::string_view value) {
@@ -565,6 +695,39 @@ void OtlpFormatter::WriteAttribute(JsonWriter& jw, absl::string_view key, absl::
   jw.ObjectString("stringValue", ValidUtf8(value, &scratch_));
   jw.End();
   jw.End();
+}
+
+void OtlpFormatter::WriteAttribute(JsonWriter& jw, const Attribute& attribute) {
+  switch (attribute.type) {
+    case Attribute::Type::kString:
+      WriteAttribute(jw, attribute.key, attribute.text);
+      return;
+    case Attribute::Type::kInt:
+      jw.ArrayBeginObject();
+      jw.ObjectString("key", attribute.key);
+      jw.ObjectBeginObject("value");
+      // OTLP/JSON writes 64-bit integers as decimal strings (the protobuf JSON mapping).
+      jw.ObjectString("intValue", absl::StrCat(attribute.number));
+      jw.End();
+      jw.End();
+      return;
+    case Attribute::Type::kStringArray:
+      jw.ArrayBeginObject();
+      jw.ObjectString("key", attribute.key);
+      jw.ObjectBeginObject("value");
+      jw.ObjectBeginObject("arrayValue");
+      jw.ObjectBeginArray("values");
+      for (const std::string& item : attribute.list) {
+        jw.ArrayBeginObject();
+        jw.ObjectString("stringValue", ValidUtf8(item, &scratch_));
+        jw.End();
+      }
+      jw.End();  // values
+      jw.End();  // arrayValue
+      jw.End();  // value
+      jw.End();
+      return;
+  }
 }
 
 void OtlpFormatter::WriteSpan(JsonWriter& jw, const Process& p, const Span& span) {
@@ -577,7 +740,7 @@ void OtlpFormatter::WriteSpan(JsonWriter& jw, const Process& p, const Span& span
   jw.ObjectString("startTimeUnixNano", absl::StrCat(span.start_ns));
   jw.ObjectString("endTimeUnixNano", absl::StrCat(span.end_ns));
   jw.ObjectBeginArray("attributes");
-  for (const auto& [key, value] : span.attributes) WriteAttribute(jw, key, value);
+  for (const Attribute& attribute : span.attributes) WriteAttribute(jw, attribute);
   if (span.type == SpanType::kRegion && !span.data.empty()) {
     WriteAttribute(jw, "trace2.region.data", RenderMap(span.data));
   }
@@ -587,7 +750,29 @@ void OtlpFormatter::WriteSpan(JsonWriter& jw, const Process& p, const Span& span
       WriteAttribute(jw, "trace2.thread.counters", RenderMap(span.counters));
     }
   }
-  jw.End();
+  jw.End();  // attributes
+  if (!span.events.empty()) {
+    jw.ObjectBeginArray("events");
+    for (const SpanEvent& event : span.events) {
+      jw.ArrayBeginObject();
+      jw.ObjectString("timeUnixNano",
+                      absl::StrCat(std::clamp(event.time_ns, span.start_ns, span.end_ns)));
+      jw.ObjectString("name", event.name);
+      jw.ObjectBeginArray("attributes");
+      for (const Attribute& attribute : event.attributes) WriteAttribute(jw, attribute);
+      jw.End();
+      jw.End();
+    }
+    jw.End();
+  }
+  if (span.status_code != kStatusUnset) {
+    jw.ObjectBeginObject("status");
+    if (!span.status_message.empty()) {
+      jw.ObjectString("message", ValidUtf8(span.status_message, &scratch_));
+    }
+    jw.ObjectInt("code", span.status_code);
+    jw.End();
+  }
   jw.End();
 }
 
@@ -602,18 +787,38 @@ void OtlpFormatter::WriteLine(Process& p, bool all, std::string* out) {
   jw.ObjectBeginObject("resource");
   jw.ObjectBeginArray("attributes");
   const std::pair<const char*, std::string> resource[] = {
-      {"service.namespace", "trace2"},     {"service.name", service},
-      {"service.version", p.version},      {"service.instance.id", p.sid},
-      {"telemetry.sdk.name", "tracewire"}, {"telemetry.sdk.language", "cpp"},
-      {"trace2.cmd.version", p.version},   {"trace2.cmd.sid", p.sid},
+      {"service.namespace", "trace2"},
+      {"service.name", service},
+      {"service.version", p.version},
+      {"service.instance.id", p.sid},
+      {"telemetry.sdk.name", "tracewire"},
+      {"telemetry.sdk.language", "cpp"},
+      {"telemetry.sdk.version", kOtlpScopeVersion},
+      {"trace2.cmd.version", p.version},
+      {"trace2.cmd.sid", p.sid},
   };
   for (const auto& [key, value] : resource) WriteAttribute(jw, key, value);
+  // The process resource of OTel's semantic conventions, typed.
+  if (const std::optional<uint32_t> pid =
+          reader::PidFromSidComponent(reader::SidLastComponent(p.sid))) {
+    WriteAttribute(jw, Int("process.pid", *pid));
+  }
+  if (const std::optional<absl::string_view> parent = reader::SidParentComponent(p.sid)) {
+    if (const std::optional<uint32_t> ppid = reader::PidFromSidComponent(*parent)) {
+      WriteAttribute(jw, Int("process.parent_pid", *ppid));
+    }
+  }
+  if (!p.argv.empty()) {
+    WriteAttribute(jw, "process.executable.name", exe);
+    WriteAttribute(jw, StrArray("process.command_args", p.argv));
+  }
   jw.End();  // attributes
   jw.End();  // resource
   jw.ObjectBeginArray("scopeSpans");
   jw.ArrayBeginObject();
   jw.ObjectBeginObject("scope");
-  jw.ObjectString("name", "tracewire");
+  jw.ObjectString("name", kOtlpScopeName);
+  jw.ObjectString("version", kOtlpScopeVersion);
   jw.End();
   jw.ObjectBeginArray("spans");
   if (all) WriteSpan(jw, p, p.span);

@@ -182,7 +182,8 @@ constexpr char kDots[] =
 
 }  // namespace
 
-PerfTarget::PerfTarget(const FormatterOptions& options) : brief_(options.brief) {}
+PerfTarget::PerfTarget(const FormatterOptions& options)
+    : brief_(options.brief), git_exact_(options.git_exact) {}
 
 void PerfTarget::Write(const Event& e, std::string* out) {
   const KindRule& rule = kRules[static_cast<int>(e.kind)];
@@ -195,7 +196,7 @@ void PerfTarget::Write(const Event& e, std::string* out) {
     const size_t field_end = out->size() + kFileLineWidth;
     absl::string_view file;
     int64_t line;
-    SiteOf(e, kPerfInternalSites, &file, &line);
+    SiteOf(e, kPerfInternalSites, git_exact_, &file, &line);
     if (!file.empty()) {
       scratch_.clear();
       absl::StrAppend(&scratch_, file, ":", line);

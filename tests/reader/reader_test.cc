@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "format/event_spec.h"
 #include "reader/byte_source.h"
 #include "reader/event.h"
 #include "tests/reader/trace_builder.h"
@@ -326,12 +327,37 @@ void CheckDemo(Reader& r, bool from_gen1) {
   EXPECT_EQ(*end, nullptr);
 }
 
+// The kinds' names come from the format's event table and round-trip through it.
+TEST(EventKindTest, EveryKindNameRoundTripsThroughTheEventTable) {
+  for (int k = 0; k < static_cast<int>(EventKind::kExperimental); ++k) {
+    const EventKind kind = static_cast<EventKind>(k);
+    const absl::string_view name = EventKindName(kind);
+    SCOPED_TRACE(std::string(name));
+    ASSERT_FALSE(name.empty());
+    const format::EventSpec* spec = format::LookupTrace2Event(name);
+    ASSERT_NE(spec, nullptr);
+    EXPECT_EQ(EventKindOfType(static_cast<uint8_t>(spec->type)), kind);
+    EXPECT_EQ(EventKindByName(name), kind);
+  }
+  EXPECT_EQ(EventKindName(EventKind::kExperimental), "experimental");
+  EXPECT_EQ(EventKindOfType(static_cast<uint8_t>(format::EventType::kDataInt)), EventKind::kData);
+  EXPECT_EQ(EventKindOfType(static_cast<uint8_t>(format::EventType::kStackRef)),
+            EventKind::kExperimental);
+  EXPECT_EQ(EventKindByName("data_int"), std::nullopt);
+  // Every row with a Trace2 event decodes to the kind of that name.
+  for (const format::EventSpec& spec : format::AllSpecs()) {
+    if (spec.trace2_event.empty()) continue;
+    EXPECT_EQ(EventKindName(EventKindOfType(static_cast<uint8_t>(spec.type))), spec.trace2_event)
+        << spec.name;
+  }
+}
+
 TEST(ReaderTest, RoundTripDemoTraceEveryField) {
   const std::string trace = DemoTrace();
   Reader r(MemorySource(trace));
   CheckDemo(r, /*from_gen1=*/true);
   EXPECT_EQ(r.events_delivered(), 43u);
-  EXPECT_EQ(r.format_version(), 1u);
+  EXPECT_EQ(r.format_version(), format::kFormatVersion);
 }
 
 TEST(ReaderTest, RoundTripCompressedGenerations) {

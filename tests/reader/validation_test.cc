@@ -54,9 +54,9 @@ TEST(ValidationTest, HeaderBadMagic) {
 }
 
 TEST(ValidationTest, HeaderUnsupportedVersion) {
-  ExpectError(format::EncodeFileHeader(2), absl::StatusCode::kUnimplemented,
-              "file header: byte offset 8: format version 2 is not supported (this build "
-              "reads 1 to 1)");
+  ExpectError(format::EncodeFileHeader(3), absl::StatusCode::kUnimplemented,
+              "file header: byte offset 8: format version 3 is not supported (this build "
+              "reads 1 to 2)");
 }
 
 TEST(ValidationTest, HeaderTruncated) {
@@ -350,7 +350,7 @@ TEST(ValidationTest, RepeatedFileHeaderWithAnotherVersion) {
   const std::string trace = Trace({gen, format::EncodeFileHeader(9)});
   ExpectError(trace, absl::StatusCode::kUnimplemented,
               absl::StrFormat("after generation 1: byte offset %d: repeated file header: format "
-                              "version 9 is not supported (this build reads 1 to 1)",
+                              "version 9 is not supported (this build reads 1 to 2)",
                               16 + gen.size()));
 }
 

@@ -1,5 +1,5 @@
-// EVENT target: exact lines for hand-built events, from the real git lines of notes §2
-// (with our sid and times), and the brief, nesting, evt and ignore rules.
+// EVENT target: exact lines for hand-built events, from lines real git writes (with our
+// sid and times), and the brief, nesting, evt and ignore rules.
 #include "reader/targets/event_target.h"
 
 #include <string>
@@ -39,6 +39,12 @@ std::string Full(const Event& e, int nesting = 2) {
   return testing::Format("event", options, e);
 }
 
+std::string GitExact(const Event& e) {
+  FormatterOptions options;
+  options.git_exact = true;
+  return testing::Format("event", options, e);
+}
+
 TEST(EventTargetTest, BriefVersionKeepsTime) {
   Event e = Ev(EventKind::kVersion);
   e.exe = "2.39.5";
@@ -46,6 +52,53 @@ TEST(EventTargetTest, BriefVersionKeepsTime) {
             Line("version", R"(,"time":"2026-11-22T02:00:05.812021Z","evt":"3","exe":"2.39.5"})"));
   EXPECT_EQ(Brief(e, 4),
             Line("version", R"(,"time":"2026-11-22T02:00:05.812021Z","evt":"4","exe":"2.39.5"})"));
+}
+
+TEST(EventTargetTest, EveryEvtVersionWritesItsNumber) {
+  Event e = Ev(EventKind::kVersion);
+  e.exe = "2.22.0";
+  for (int version = 1; version <= 4; ++version) {
+    EXPECT_EQ(Brief(e, version),
+              Line("version", absl::StrCat(R"(,"time":"2026-11-22T02:00:05.812021Z","evt":")",
+                                           version, R"(","exe":"2.22.0"})")));
+  }
+}
+
+// Which events each evt version writes, as git of that era did.
+TEST(EventTargetTest, EvtVersionsWriteTheirEraEvents) {
+  struct Case {
+    EventKind kind;
+    int since;
+  };
+  const Case cases[] = {
+      {EventKind::kStart, 1},       {EventKind::kDefParam, 1},  {EventKind::kRegionEnter, 1},
+      {EventKind::kChildStart, 1},  {EventKind::kThreadExit, 1}, {EventKind::kTooManyFiles, 2},
+      {EventKind::kCmdAncestry, 3}, {EventKind::kChildReady, 3}, {EventKind::kTimer, 3},
+      {EventKind::kThTimer, 3},     {EventKind::kCounter, 3},    {EventKind::kThCounter, 3},
+      {EventKind::kPrintf, 4},
+  };
+  for (const Case& c : cases) {
+    for (int version = 1; version <= 4; ++version) {
+      SCOPED_TRACE(absl::StrCat(reader::EventKindName(c.kind), " evt ", version));
+      EXPECT_EQ(Brief(Ev(c.kind), version).empty(), version < c.since);
+    }
+  }
+}
+
+// def_param: the 2.23 document's example has no "scope" (evt 1 and 2); the later
+// documents' has it (evt 3 and 4).
+TEST(EventTargetTest, DefParamScopeFromEvt3) {
+  Event e = Ev(EventKind::kDefParam);
+  e.param_scope = "global";
+  e.param = "core.abbrev";
+  e.param_value = "7";
+  for (int version : {1, 2}) {
+    EXPECT_EQ(Brief(e, version), Line("def_param", R"(,"param":"core.abbrev","value":"7"})"));
+  }
+  for (int version : {3, 4}) {
+    EXPECT_EQ(Brief(e, version),
+              Line("def_param", R"(,"scope":"global","param":"core.abbrev","value":"7"})"));
+  }
 }
 
 TEST(EventTargetTest, BriefStartHasNoTime) {
@@ -279,21 +332,27 @@ TEST(EventTargetTest, ThreadsTimersCounters) {
   EXPECT_NE(Brief(counter).find(R"("count":-1})"), std::string::npos);
 }
 
-TEST(EventTargetTest, InternalEventsNameTheTargetsOwnSite) {
+TEST(EventTargetTest, InternalEventsNameTheTargetsOwnSiteOnlyWhenGitExact) {
   Event e = Ev(EventKind::kSignal);
   e.t_abs = 0.021335;
   e.signo = 13;
   EXPECT_EQ(
-      Full(e),
+      GitExact(e),
       Line(
           "signal",
           R"(,"time":"2026-11-22T02:00:05.812021Z","file":"trace2/tr2_tgt_event.c","line":191,"t_abs":0.021335,"signo":13})"));
+  EXPECT_EQ(Full(e), Line("signal",
+                          R"(,"time":"2026-11-22T02:00:05.812021Z","t_abs":0.021335,"signo":13})"));
   Event atexit = Ev(EventKind::kAtexit);
-  EXPECT_NE(Full(atexit).find(R"("file":"trace2/tr2_tgt_event.c","line":207,)"), std::string::npos);
+  EXPECT_NE(GitExact(atexit).find(R"("file":"trace2/tr2_tgt_event.c","line":207,)"),
+            std::string::npos);
+  EXPECT_EQ(Full(atexit).find(R"("file":)"), std::string::npos);
   Event timer = Ev(EventKind::kThTimer);
-  EXPECT_NE(Full(timer).find(R"("line":657,)"), std::string::npos);
+  EXPECT_NE(GitExact(timer).find(R"("line":657,)"), std::string::npos);
+  EXPECT_EQ(Full(timer).find(R"("file":)"), std::string::npos);
   Event counter = Ev(EventKind::kThCounter);
-  EXPECT_NE(Full(counter).find(R"("line":678,)"), std::string::npos);
+  EXPECT_NE(GitExact(counter).find(R"("line":678,)"), std::string::npos);
+  EXPECT_EQ(Full(counter).find(R"("file":)"), std::string::npos);
 }
 
 TEST(EventTargetTest, EmptyFileOmitsFileAndLine) {
@@ -366,8 +425,11 @@ TEST(EventTargetTest, ParseEventNestingFollowsAtoi) {
 
 TEST(EventTargetTest, MakeFormatterRejectsBadOptions) {
   FormatterOptions options;
-  options.event_version = 2;
-  EXPECT_EQ(MakeFormatter("event", options).status().code(), absl::StatusCode::kInvalidArgument);
+  for (int version : {0, 5, -1}) {
+    options.event_version = version;
+    EXPECT_EQ(MakeFormatter("event", options).status().code(),
+              absl::StatusCode::kInvalidArgument);
+  }
   options.event_version = 4;
   options.event_nesting = 0;
   EXPECT_EQ(MakeFormatter("event", options).status().code(), absl::StatusCode::kInvalidArgument);

@@ -1,8 +1,10 @@
 // JsonWriter against the expectations of git's t/t0019-json-writer.sh and the unit tests of
 // t/helper/test-json-writer.c (`test-tool json-writer -u`), plus the byte-level escaping and
-// sub-value rules of notes §2.1.
+// sub-value rules of git's json-writer.c.
 #include "reader/targets/json_writer.h"
 
+#include <cstdio>
+#include <random>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -414,7 +416,7 @@ TEST(JsonWriterScriptTest, LargerEmptyExample) {
   EXPECT_EQ(jw.json(), R"({"a":"abc","empty":[{},{},{},[],{}],"b":42})");
 }
 
-// ---- Byte-level rules of notes §2.1 ----
+// ---- Byte-level rules of git's json-writer.c ----
 
 TEST(JsonWriterBytesTest, EscapesByteWise) {
   std::string out;
@@ -511,6 +513,57 @@ TEST(JsonWriterBytesTest, PrettyEmptyObjectAsGit) {
   jw.BeginObject(true);
   jw.End();
   EXPECT_EQ(jw.json(), "{\n}");
+}
+
+
+// The writer's word-at-a-time fast paths against a byte-by-byte statement of the rule, for
+// every byte value at every position of strings around the short/long boundary.
+std::string ReferenceQuoted(const std::string& value) {
+  std::string out = "\"";
+  for (const unsigned char c : value) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\f': out += "\\f"; break;
+      case '\b': out += "\\b"; break;
+      default:
+        if (c < 0x20) {
+          char text[8];
+          std::snprintf(text, sizeof(text), "\\u%04x", c);
+          out += text;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+TEST(JsonWriterBytesTest, FastPathsMatchTheByteRule) {
+  std::mt19937 rng(3);
+  for (const size_t length : {0, 1, 7, 8, 9, 15, 16, 17, 63, 119, 120, 121, 250}) {
+    for (int byte = 0; byte < 256; ++byte) {
+      std::string value(length, 'a');
+      for (char& c : value) c = static_cast<char>(0x20 + rng() % 0x5f);  // printable
+      if (length > 0) value[rng() % length] = static_cast<char>(byte);
+      std::string expected = ReferenceQuoted(value);
+      std::string out = "x";
+      AppendJsonString(value, &out);
+      ASSERT_EQ(out, "x" + expected) << "length " << length << " byte " << byte;
+      JsonWriter jw;
+      jw.BeginObject();
+      jw.ObjectString(value, value);
+      jw.ObjectInt(value, -12);
+      jw.ObjectDouble(value, 3, 1.5);
+      jw.End();
+      ASSERT_EQ(jw.json(), "{" + expected + ":" + expected + "," + expected + ":-12," + expected +
+                               ":1.500}")
+          << "length " << length << " byte " << byte;
+    }
+  }
 }
 
 }  // namespace

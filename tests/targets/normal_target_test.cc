@@ -1,5 +1,5 @@
-// NORMAL target: exact lines for hand-built events, from the real git lines of notes §4
-// (with our times), and the prefix, printf and ignore rules.
+// NORMAL target: exact lines for hand-built events, from lines real git writes (with our
+// times), and the prefix, printf and ignore rules.
 #include "reader/targets/normal_target.h"
 
 #include <string>
@@ -19,8 +19,13 @@ using testing::Utc;
 std::string Brief(const Event& e) { return testing::FormatBrief("normal", e); }
 
 std::string Full(const Event& e) { return testing::Format("normal", FormatterOptions(), e); }
+std::string GitExact(const Event& e) {
+  FormatterOptions options;
+  options.git_exact = true;
+  return testing::Format("normal", options, e);
+}
 
-// The brief lines of notes §4.2 for `git -c alias.xyz=version xyz`.
+// The brief lines git writes for `git -c alias.xyz=version xyz`.
 TEST(NormalTargetTest, AliasSessionBriefLines) {
   Event version = Ev(EventKind::kVersion);
   version.exe = "2.39.5";
@@ -128,15 +133,23 @@ TEST(NormalTargetTest, Errors) {
   EXPECT_EQ(Brief(e), "error\n");
 }
 
-TEST(NormalTargetTest, SignalPrintsTheSignoAsCodeAndTheTargetsOwnSite) {
+TEST(NormalTargetTest, SignalPrintsTheSignoAsCodeAndGitsOwnSiteOnlyWhenGitExact) {
   Event e = Ev(EventKind::kSignal);
   e.t_abs = 0.021335;
   e.signo = 13;
   EXPECT_EQ(Brief(e), "signal elapsed:0.021335 code:13\n");
-  EXPECT_EQ(Full(e),
+  EXPECT_EQ(GitExact(e),
             "02:00:05.812021 trace2/tr2_tgt_normal.c:118       signal elapsed:0.021335 code:13\n");
+  EXPECT_EQ(Full(e),
+            "02:00:05.812021                                   signal elapsed:0.021335 code:13\n");
   Event atexit = Ev(EventKind::kAtexit);
-  EXPECT_NE(Full(atexit).find(" trace2/tr2_tgt_normal.c:128 "), std::string::npos);
+  EXPECT_NE(GitExact(atexit).find(" trace2/tr2_tgt_normal.c:128 "), std::string::npos);
+  EXPECT_EQ(Full(atexit).find("tr2_tgt"), std::string::npos);
+  // An internal event recorded with a call site keeps it either way.
+  atexit.file = "app.c";
+  atexit.line = 7;
+  EXPECT_NE(Full(atexit).find(" app.c:7 "), std::string::npos);
+  EXPECT_NE(GitExact(atexit).find(" app.c:7 "), std::string::npos);
 }
 
 TEST(NormalTargetTest, DefParamsAndRepo) {

@@ -1,5 +1,5 @@
-// PERF target: exact lines for hand-built events, from the real git lines of notes §3 (with
-// our times), and the column, dots and ignore rules.
+// PERF target: exact lines for hand-built events, from lines real git writes (with our
+// times), and the column, dots and ignore rules.
 #include "reader/targets/perf_target.h"
 
 #include <string>
@@ -20,6 +20,11 @@ using testing::Utc;
 std::string Brief(const Event& e) { return testing::FormatBrief("perf", e); }
 
 std::string Full(const Event& e) { return testing::Format("perf", FormatterOptions(), e); }
+std::string GitExact(const Event& e) {
+  FormatterOptions options;
+  options.git_exact = true;
+  return testing::Format("perf", options, e);
+}
 
 TEST(PerfTargetTest, NonBriefRegionEnterInLocalTime) {
   Event e = Ev(EventKind::kRegionEnter);
@@ -186,18 +191,25 @@ TEST(PerfTargetTest, DataJsonIsWrittenRaw) {
   EXPECT_EQ(Brief(e).substr(92), "statistics:{\n  \"a\": 1\n}\n");
 }
 
-TEST(PerfTargetTest, SignalAndAtexitUseThePerfTargetsOwnSite) {
+TEST(PerfTargetTest, SignalAndAtexitUseThePerfTargetsOwnSiteOnlyWhenGitExact) {
   Event e = Ev(EventKind::kSignal);
   e.t_abs = 0.021335;
   e.signo = 13;
   EXPECT_EQ(Brief(e),
             "d0 | main                     | signal       |     |  0.021335 |           |        "
             "      | signo:13\n");
-  EXPECT_EQ(Full(e),
+  EXPECT_EQ(GitExact(e),
             "02:00:05.812021 trace2/tr2_tgt_perf.c:207    | d0 | main                     | "
             "signal       |     |  0.021335 |           |              | signo:13\n");
+  EXPECT_EQ(Full(e),
+            "02:00:05.812021                              | d0 | main                     | "
+            "signal       |     |  0.021335 |           |              | signo:13\n");
   Event atexit = Ev(EventKind::kAtexit);
-  EXPECT_NE(Full(atexit).find("trace2/tr2_tgt_perf.c:219 "), std::string::npos);
+  EXPECT_NE(GitExact(atexit).find("trace2/tr2_tgt_perf.c:219 "), std::string::npos);
+  EXPECT_EQ(Full(atexit).find("tr2_tgt"), std::string::npos);
+  Event timer = testing::TimerTest1();
+  EXPECT_NE(GitExact(timer).find("trace2/tr2_tgt_perf.c:580 "), std::string::npos);
+  EXPECT_EQ(Full(timer).find("tr2_tgt"), std::string::npos);
 }
 
 TEST(PerfTargetTest, LongFileLineIsCutFromTheLeft) {

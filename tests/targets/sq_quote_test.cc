@@ -1,4 +1,4 @@
-// git's sq_quote_buf_pretty / sq_append_quote_argv_pretty rules (notes §1.9, quote.c).
+// git's sq_quote_buf_pretty / sq_append_quote_argv_pretty rules (git's quote.c).
 #include "reader/targets/sq_quote.h"
 
 #include <string>

@@ -1,0 +1,168 @@
+#include "reader/symbolizer.h"
+
+#include <cxxabi.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace tracewire::reader {
+
+// One module file reported to its own libdwfl session at the trace's load bias.
+struct Symbolizer::Module {
+  Dwfl* dwfl = nullptr;
+  Dwfl_Module* module = nullptr;
+  std::string key;
+  ~Module() {
+    if (dwfl != nullptr) dwfl_end(dwfl);
+  }
+};
+
+namespace {
+
+char* g_debuginfo_path = nullptr;  // libdwfl's default search path
+
+const Dwfl_Callbacks kCallbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &g_debuginfo_path,
+};
+
+std::string Hex(const unsigned char* bits, int size) {
+  std::string out;
+  for (int i = 0; i < size; ++i) absl::StrAppendFormat(&out, "%02x", bits[i]);
+  return out;
+}
+
+// The demangled form of a C++ symbol; other names unchanged.
+std::string Demangle(const char* name) {
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  if (status != 0 || demangled == nullptr) return name;
+  std::string out(demangled);
+  free(demangled);
+  return out;
+}
+
+}  // namespace
+
+Symbolizer::Symbolizer() = default;
+Symbolizer::~Symbolizer() = default;
+
+absl::string_view Symbolizer::Keep(std::string text) {
+  if (text.empty()) return {};
+  auto it = interned_.find(text);
+  if (it != interned_.end()) return it->second;
+  const absl::string_view view = strings_.emplace_back(std::move(text));
+  interned_.emplace(std::string(view), view);
+  return view;
+}
+
+Symbolizer::Module* Symbolizer::FindModule(absl::string_view path, absl::string_view build_id,
+                                           uint64_t bias) {
+  std::string key = absl::StrCat(path, "\n", build_id, "\n", bias);
+  auto it = modules_.find(key);
+  if (it != modules_.end()) return it->second.get();
+  std::unique_ptr<Module>& slot = modules_[key];
+  // Only an absolute path to a regular file is opened (never a device or a FIFO).
+  const std::string file(path);
+  struct stat st;
+  if (file.empty() || file[0] != '/' || file.find('\0') != std::string::npos ||
+      stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return nullptr;
+  }
+  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return nullptr;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return nullptr;
+  }
+  auto module = std::make_unique<Module>();
+  module->dwfl = dwfl_begin(&kCallbacks);
+  if (module->dwfl == nullptr) {
+    close(fd);
+    return nullptr;
+  }
+  dwfl_report_begin(module->dwfl);
+  // add_p_vaddr: `bias` is the load bias (what dl_iterate_phdr reports as dlpi_addr).
+  module->module =
+      dwfl_report_elf(module->dwfl, file.c_str(), file.c_str(), fd, bias, /*add_p_vaddr=*/true);
+  dwfl_report_end(module->dwfl, nullptr, nullptr);
+  if (module->module == nullptr) {
+    close(fd);  // not consumed on failure
+    return nullptr;
+  }
+  if (!build_id.empty()) {
+    const unsigned char* bits = nullptr;
+    GElf_Addr vaddr = 0;
+    const int size = dwfl_module_build_id(module->module, &bits, &vaddr);
+    if (size <= 0 || Hex(bits, size) != build_id) return nullptr;  // another file now
+  }
+  module->key = std::move(key);
+  slot = std::move(module);
+  return slot.get();
+}
+
+absl::string_view Symbolizer::Demangled(absl::string_view name) {
+  if (name.size() < 2 || name.substr(0, 2) != "_Z") return name;
+  return Keep(Demangle(std::string(name).c_str()));
+}
+
+SymbolInfo Symbolizer::Lookup(absl::string_view path, absl::string_view build_id, uint64_t bias,
+                              uint64_t pc) {
+  Module* module = FindModule(path, build_id, bias);
+  if (module == nullptr || pc == 0) return {};
+  const std::string cache_key = absl::StrCat(module->key, "\n", pc);
+  auto cached = cache_.find(cache_key);
+  if (cached != cache_.end()) return cached->second;
+  // A return address follows the call: the call itself is one byte earlier.
+  const Dwarf_Addr address = pc - 1;
+  SymbolInfo info;
+  GElf_Off offset = 0;
+  GElf_Sym sym;
+  if (const char* name = dwfl_module_addrinfo(module->module, address, &offset, &sym, nullptr,
+                                              nullptr, nullptr)) {
+    info.func = Keep(Demangle(name));
+  }
+  if (Dwfl_Line* line = dwfl_module_getsrc(module->module, address)) {
+    int line_number = 0;
+    if (const char* source = dwfl_lineinfo(line, nullptr, &line_number, nullptr, nullptr, nullptr)) {
+      info.file = Keep(source);
+      info.line = line_number > 0 ? static_cast<uint64_t>(line_number) : 0;
+    }
+  }
+  cache_.emplace(cache_key, info);
+  return info;
+}
+
+void FrameSymbolizer::Symbolize(SymbolFrame* frame) {
+  if (!frame->func.empty()) frame->func = symbolizer_.Demangled(frame->func);
+  if (!sorted_) {
+    std::stable_sort(modules_.begin(), modules_.end(),
+                     [](const ModuleRecord& a, const ModuleRecord& b) { return a.start < b.start; });
+    sorted_ = true;
+  }
+  auto it = std::upper_bound(modules_.begin(), modules_.end(), frame->pc,
+                             [](uint64_t pc, const ModuleRecord& m) { return pc < m.start; });
+  if (it == modules_.begin()) return;
+  const ModuleRecord& module = *--it;
+  if (frame->pc >= module.end) return;
+  frame->module = module.path;
+  frame->module_offset = frame->pc - module.bias;
+  const SymbolInfo info = symbolizer_.Lookup(module.path, module.build_id, module.bias, frame->pc);
+  if (!info.func.empty()) frame->func = info.func;
+  if (!info.file.empty()) {
+    frame->file = info.file;
+    frame->line = info.line;
+  }
+}
+
+}  // namespace tracewire::reader

@@ -1,0 +1,30 @@
+/* A program with full DWARF (built by a genrule with -g, unlike Bazel's stripped
+ * binaries) for the symbolizer test: it prints the return address of one call, the
+ * process's load bias, and exits. */
+#define _GNU_SOURCE
+#include <link.h>
+#include <stdio.h>
+
+static unsigned long load_bias;
+
+static int first_object(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  (void)data;
+  load_bias = (unsigned long)info->dlpi_addr; /* the executable comes first */
+  return 1;
+}
+
+__attribute__((noinline)) static void fixture_leaf(void) {
+  printf("%lx %lx\n", (unsigned long)__builtin_return_address(0), load_bias);
+}
+
+__attribute__((noinline)) static void fixture_caller(void) {
+  fixture_leaf(); /* FIXTURE_CALL_LINE */
+  __asm__ volatile("" ::: "memory");
+}
+
+int main(void) {
+  dl_iterate_phdr(first_object, NULL);
+  fixture_caller();
+  return 0;
+}
