@@ -16,181 +16,23 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "benchmark/benchmark.h"
-#include "format/event_spec.h"
-#include "format/file_header.h"
-#include "format/generation_encoder.h"
-#include "format/record_encoder.h"
-#include "format/varint.h"
+#include "reader/parallel_decoding.h"
 #include "reader/reader.h"
+#include "reader/targets/formatter.h"
+#include "tests/bench/synthetic_trace.h"
 
 namespace tracewire {
 namespace {
 
-using format::EventType;
-
-// A synthetic multi-threaded trace: every thread repeats "region_enter, data_int, data,
-// data_int, region_leave" with deltas of 1..100 ticks (1 ns each), restates itself with
-// thread_status at the start of each generation, and closes its regions within the
-// generation. The batch bodies are encoded once and reused by every generation (only the
-// batch headers and the per-generation tables change), so that a 1 GB file is quick to make.
-class SyntheticTrace {
- public:
-  // With `bursty`, a thread pauses 20-40 us after about one group in eight, so threads
-  // emit in bursts (as Trace2 workers do); without it all threads emit continuously and
-  // the merge switches threads at almost every event (the worst case).
-  SyntheticTrace(int threads, uint64_t events_per_generation, bool bursty)
-      : threads_(threads), events_per_thread_(events_per_generation / threads) {
-    format::GenerationEncoder ids(1);
-    Intern(ids);
-    std::mt19937 rng(42);
-    for (int t = 0; t < threads_; ++t) {
-      std::vector<Body>& bodies = bodies_.emplace_back();
-      Body* body = &bodies.emplace_back();
-      uint64_t events = 0;
-      Append(body, EventType::kThreadStatus, {1, name_ids_[t], 1});
-      uint64_t i = 0;
-      while (events < events_per_thread_) {
-        if (body->bytes.size() > 60000) body = &bodies.emplace_back();
-        auto dt = [&] { return 1 + rng() % 100; };
-        const uint64_t region = region_sites_[i % region_sites_.size()];
-        const uint64_t pause = bursty && rng() % 8 == 0 ? 20000 + rng() % 20000 : 0;
-        Append(body, EventType::kRegionEnter, {dt() + pause, region, 0});
-        Append(body, EventType::kDataInt, {dt(), int_site_, format::ZigzagEncode(i % 5000)});
-        Append(body, EventType::kData, {dt(), str_site_, value_id_});
-        Append(body, EventType::kDataInt, {dt(), int_site_, format::ZigzagEncode(-7)});
-        Append(body, EventType::kRegionLeave, {dt(), region, 0});
-        events += 5;
-        ++i;
-      }
-      for (const Body& b : bodies) {
-        span_ = std::max(span_, b.duration);
-        events_ += b.events;
-      }
-    }
-    uint64_t max_thread = 0;
-    for (const auto& bodies : bodies_) {
-      uint64_t total = 0;
-      for (const Body& b : bodies) total += b.duration;
-      max_thread = std::max(max_thread, total);
-    }
-    span_ = max_thread + 1000;
-  }
-
-  // Timed events per generation (thread_status included).
-  uint64_t events_per_generation() const { return events_; }
-
-  // Appends generation `gen` (1, 2, ...) to *out.
-  void AppendGeneration(uint64_t gen, std::string* out) const {
-    format::GenerationEncoder enc(gen);
-    Intern(enc);
-    const uint64_t start = 1000 + (gen - 1) * span_;
-    format::ClockSync sync;
-    sync.trace_time = start;
-    sync.mono_ns = start;
-    sync.wall_sec = 1767225600 + start / 1000000000;
-    sync.wall_nsec = start % 1000000000;
-    enc.SetClockSync(sync);
-    format::ProcessInfo info;
-    info.sid = "20260101T000000.000000Z-H00000000-P00000001";
-    info.pid = 1;
-    info.start_time = 1;
-    info.name = "bench";
-    enc.SetProcessInfo(info);
-    std::string batches;
-    for (int t = 0; t < threads_; ++t) {
-      uint64_t base = start + t;
-      for (const Body& b : bodies_[t]) {
-        batches.push_back(static_cast<char>(EventType::kEventBatch));
-        format::AppendUvarint(&batches, gen);
-        format::AppendUvarint(&batches, t);
-        format::AppendUvarint(&batches, base);
-        format::AppendUvarint(&batches, b.bytes.size());
-        batches += b.bytes;
-        base += b.duration;
-      }
-    }
-    enc.AddEncodedBatches(batches);
-    if (!enc.Finish(out).ok()) std::abort();
-  }
-
-  // Writes a trace of at least `min_events` events or `min_bytes` bytes to `path`, one
-  // generation at a time. Returns the number of events.
-  uint64_t WriteFile(const std::string& path, uint64_t min_events, uint64_t min_bytes) const {
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (f == nullptr) std::abort();
-    std::string buf = format::EncodeFileHeader(format::kFormatVersion);
-    uint64_t events = 0, bytes = 0;
-    for (uint64_t gen = 1; events < min_events || bytes < min_bytes; ++gen) {
-      AppendGeneration(gen, &buf);
-      if (std::fwrite(buf.data(), 1, buf.size(), f) != buf.size()) std::abort();
-      bytes += buf.size();
-      buf.clear();
-      events += events_;
-    }
-    std::fclose(f);
-    return events;
-  }
-
- private:
-  struct Body {
-    std::string bytes;
-    uint64_t duration = 0;  // sum of the dts
-    uint64_t events = 0;
-  };
-
-  void Intern(format::GenerationEncoder& enc) const {
-    // Same order in every generation, so the IDs the bodies use stay valid.
-    auto* self = const_cast<SyntheticTrace*>(this);
-    self->name_ids_.clear();
-    for (int t = 0; t < threads_; ++t) {
-      self->name_ids_.push_back(enc.String(t == 0 ? "main" : absl::StrCat("th", t, ":worker")));
-    }
-    self->value_id_ = enc.String("some value");
-    self->region_sites_.clear();
-    for (const char* label : {"read_index", "preload", "scan", "refresh"}) {
-      format::Site site;
-      site.file = "bench.c";
-      site.line = 10;
-      site.category = "bench";
-      site.label = label;
-      site.repo = 2;
-      self->region_sites_.push_back(enc.InternSite(site));
-    }
-    format::Site data_site;
-    data_site.file = "bench.c";
-    data_site.line = 20;
-    data_site.category = "bench";
-    data_site.label = "count";
-    self->int_site_ = enc.InternSite(data_site);
-    data_site.label = "name";
-    self->str_site_ = enc.InternSite(data_site);
-  }
-
-  static void Append(Body* body, EventType type, std::initializer_list<uint64_t> args) {
-    const std::vector<uint64_t> all(args);
-    if (!format::AppendRecord(&body->bytes, type, all).ok()) std::abort();
-    body->duration += all[0];
-    ++body->events;
-  }
-
-  int threads_;
-  uint64_t events_per_thread_;
-  uint64_t events_ = 0;
-  uint64_t span_ = 0;
-  std::vector<std::vector<Body>> bodies_;
-  std::vector<uint64_t> name_ids_;
-  uint64_t value_id_ = 0;
-  std::vector<uint64_t> region_sites_;
-  uint64_t int_site_ = 0;
-  uint64_t str_site_ = 0;
-};
+using bench::SyntheticTrace;
 
 std::string TempPath(absl::string_view name) {
   const char* dir = std::getenv("TEST_TMPDIR");
@@ -289,6 +131,106 @@ BENCHMARK(BM_ReadTrace)
     ->Args({2, 0})
     ->Args({1, 1})
     ->Unit(benchmark::kMillisecond);  // rates per CPU second: per-core throughput
+
+// A multi-generation trace for the parallel benchmark: 10 M events of one thread in
+// generations of 200 000 events.
+const TraceFile& MultiGeneration() {
+  static TraceFile* file = [] {
+    auto* f = new TraceFile;
+    f->path = TempPath("10M_200k_generations.twr");
+    SyntheticTrace synth(1, /*events_per_generation=*/200'000, /*bursty=*/false);
+    f->events = synth.WriteFile(f->path, 10'000'000, 0);
+    f->bytes = FileSize(f->path);
+    std::atexit([] { unlink(MultiGeneration().path.c_str()); });
+    return f;
+  }();
+  return *file;
+}
+
+// Work of the parallel benchmark: count the events (validate), or format them as git's
+// EVENT JSON (decode).
+class TextPayload : public reader::BlockPayload {
+ public:
+  size_t bytes() const override { return text.capacity(); }
+  std::string text;
+};
+class Work : public reader::GenerationWork {
+ public:
+  explicit Work(bool format)
+      : formatter_(format ? *targets::MakeFormatter("event", {}) : nullptr),
+        payload_(std::make_unique<TextPayload>()) {}
+  void Add(const reader::Event& event) override {
+    if (formatter_ != nullptr) formatter_->Write(event, &payload_->text);
+  }
+  bool BlockFull() const override { return false; }
+  std::unique_ptr<reader::BlockPayload> TakeBlock() override {
+    return std::exchange(payload_, std::make_unique<TextPayload>());
+  }
+
+ private:
+  std::unique_ptr<targets::Formatter> formatter_;
+  std::unique_ptr<TextPayload> payload_;
+};
+
+// Parallel decoding across generations (reader/parallel_decoding.h) against a serial read
+// of the same trace, with the same work per event; rates in real (wall) time.
+void BM_ParallelRead(benchmark::State& state) {
+  const int jobs = static_cast<int>(state.range(0));
+  const bool format = state.range(1) != 0;
+  const TraceFile& file = MultiGeneration();
+  uint64_t events = 0;
+  uint64_t output = 0;
+  for (auto _ : state) {
+    reader::ReaderOptions options;
+    if (jobs >= 2) {
+      reader::ParallelOptions parallel;
+      parallel.jobs = jobs;
+      parallel.make_work = [format] { return std::make_unique<Work>(format); };
+      parallel.commit = [&](reader::CommittedBlock block) {
+        events += block.events;
+        output += static_cast<const TextPayload&>(*block.payload).text.size();
+      };
+      if (format) {
+        parallel.work_on_copies = true;
+        parallel.max_block_bytes = size_t{8} << 20;
+      }
+      options.parallel = std::make_shared<reader::WorkerPool>(parallel);
+    }
+    Work serial(format);
+    absl::StatusOr<std::unique_ptr<reader::Reader>> r = reader::Reader::OpenFile(file.path, options);
+    if (!r.ok()) {
+      state.SkipWithError(r.status().ToString().c_str());
+      return;
+    }
+    while (true) {
+      absl::StatusOr<const reader::Event*> e = (*r)->Next();
+      if (!e.ok()) {
+        state.SkipWithError(e.status().ToString().c_str());
+        return;
+      }
+      if (*e == nullptr) break;
+      ++events;
+      serial.Add(**e);
+      if (format) {
+        auto& payload = static_cast<TextPayload&>(*serial.TakeBlock());
+        output += payload.text.size();
+      }
+    }
+  }
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["output_MB"] = static_cast<double>(output) / 1e6 / state.iterations();
+  state.counters["generations"] = static_cast<double>(file.events) / 200'000;
+}
+BENCHMARK(BM_ParallelRead)
+    ->ArgNames({"jobs", "format"})
+    ->Args({1, 0})
+    ->Args({2, 0})
+    ->Args({1, 1})
+    ->Args({2, 1})
+    ->UseRealTime()
+    ->MeasureProcessCPUTime()
+    ->Unit(benchmark::kMillisecond);
 
 void BM_PeakRss1GB(benchmark::State& state) {
   const char* big = std::getenv("TRACEWIRE_BENCH_BIG");
