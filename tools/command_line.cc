@@ -31,14 +31,16 @@ absl::StatusOr<CommandLine> ParseCommandLine(absl::Span<const std::string> args,
       result.help = true;
       continue;
     }
-    absl::string_view name = body;
+    std::string name_buffer(body);
     absl::string_view value;
     bool has_value = false;
     if (const size_t eq = body.find('='); eq != absl::string_view::npos) {
-      name = body.substr(0, eq);
+      name_buffer.resize(eq);
       value = body.substr(eq + 1);
       has_value = true;
     }
+    std::replace(name_buffer.begin(), name_buffer.end(), '-', '_');
+    absl::string_view name = name_buffer;
     if (name.empty()) return absl::InvalidArgumentError(absl::StrCat("malformed flag '", arg, "'"));
     absl::CommandLineFlag* flag = is_allowed(name) ? absl::FindCommandLineFlag(name) : nullptr;
     std::string bool_value;
@@ -72,8 +74,17 @@ absl::StatusOr<CommandLine> ParseCommandLine(absl::Span<const std::string> args,
           absl::StrCat("invalid value '", value, "' for flag '--", name, "': ", error));
     }
     result.specified.insert(std::string(name));
+    result.values.emplace_back(std::string(name), std::string(value));
   }
   return result;
+}
+
+std::vector<std::string> CommandLine::All(absl::string_view name) const {
+  std::vector<std::string> all;
+  for (const auto& [flag, value] : values) {
+    if (flag == name) all.push_back(value);
+  }
+  return all;
 }
 
 }  // namespace tracewire::tools

@@ -6,6 +6,7 @@
 #define TRACEWIRE_TOOLS_COMMAND_LINE_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -20,14 +21,20 @@ struct CommandLine {
   std::vector<std::string> positional;         // in order; "-" is positional
   absl::flat_hash_set<std::string> specified;  // names of the flags that were given
   bool help = false;                           // --help, -help or -h was given
+  // Every flag given, in order: (name, value as given; "true"/"false" for bare booleans).
+  // A repeatable flag reads all of its values here (the absl flag keeps the last).
+  std::vector<std::pair<std::string, std::string>> values;
 
   // True if flag `name` was given.
   bool Has(absl::string_view name) const { return specified.contains(name); }
+  // Every value given for flag `name`, in order.
+  std::vector<std::string> All(absl::string_view name) const;
 };
 
 // Parses `args` (the words after the subcommand name). Accepted forms: --name=value,
 // --name value, -name=value and -name value; for bool flags --name, --noname and
-// --name=true|false. "--" ends the flags. Every flag must be in `allowed`; its value is
+// --name=true|false. '-' in a flag name stands for '_' (--otlp-endpoint is --otlp_endpoint).
+// "--" ends the flags. Every flag must be in `allowed`; its value is
 // parsed by the absl flag itself (absl::CommandLineFlag::ParseFrom) and stored in it.
 // Errors are InvalidArgument with a message for the user.
 absl::StatusOr<CommandLine> ParseCommandLine(absl::Span<const std::string> args,

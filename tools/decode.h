@@ -6,6 +6,7 @@
 #include <string>
 
 #include "reader/targets/formatter.h"
+#include "tools/otlp/otlp_http_exporter.h"
 
 namespace tracewire::tools {
 
@@ -17,11 +18,16 @@ struct DecodeOptions {
   targets::FormatterOptions formatter;
   bool salvage = false;  // deliver what survives, report losses on stderr
   bool follow = false;   // tail a growing FILE until SIGINT/SIGTERM (tools/decode_follow.h)
+  // With an endpoint (format "otlp"): send the requests over OTLP/HTTP; `output` is then
+  // written only if it is set.
+  OtlpHttpOptions otlp;
+  int jobs = 0;          // threads decoding generations (0: one per core; see DecodingJobs)
 };
 
 // Runs the subcommand; returns the exit code (tools/exit_codes.h). Output goes to
-// options.output, errors and loss reports to stderr. On an invalid trace everything
-// before the error is written first.
+// options.output (and/or the OTLP endpoint), errors and loss reports to stderr. On an
+// invalid trace everything before the error is written (and sent) first. Spans the OTLP
+// receiver did not accept make the exit code kExitNotDelivered.
 int Decode(const DecodeOptions& options);
 
 }  // namespace tracewire::tools

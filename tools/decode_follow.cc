@@ -7,8 +7,8 @@
 
 #include "reader/follow.h"
 #include "reader/reader.h"
+#include "tools/decode_output.h"
 #include "tools/exit_codes.h"
-#include "tools/output_file.h"
 #include "tools/stop_signals.h"
 #include "tools/trace_input.h"
 
@@ -36,7 +36,8 @@ int DecodeFollow(const DecodeOptions& options, absl::Duration poll_interval) {
     PrintError(formatter.status());
     return kExitUsage;
   }
-  absl::StatusOr<std::unique_ptr<OutputFile>> output = OutputFile::Open(options.output);
+  absl::StatusOr<std::unique_ptr<DecodeOutput>> output =
+      DecodeOutput::Open(options, {options.input});
   if (!output.ok()) {
     PrintError(output.status());
     return kExitUsage;
@@ -65,7 +66,7 @@ int DecodeFollow(const DecodeOptions& options, absl::Duration poll_interval) {
     }
     if (*event == nullptr) break;
     (*formatter)->Write(**event, (*output)->buffer());
-    write_error = (*output)->MaybeFlush();
+    write_error = (*output)->Commit();
   }
   RestoreStopActions(saved_actions);
 
@@ -82,11 +83,13 @@ int DecodeFollow(const DecodeOptions& options, absl::Duration poll_interval) {
     PrintError(write_error);
     return kExitUsage;
   }
+  const bool delivered = (*output)->ReportExport();
   if (!trace_error.ok()) {
     PrintError(trace_error);
-    return IsIoError(trace_error) ? kExitUsage : kExitInvalid;
+    if (IsIoError(trace_error)) return kExitUsage;
+    return delivered ? kExitInvalid : kExitNotDelivered;
   }
-  return kExitOk;
+  return delivered ? kExitOk : kExitNotDelivered;
 }
 
 }  // namespace tracewire::tools

@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/tracewire.h"
-#include "runtime/tracewire.hpp"
+#include "tracewire/tracewire.h"
+#include "tracewire/tracewire.hpp"
 
 namespace {
 

@@ -3,17 +3,19 @@
 #ifndef TRACEWIRE_TOOLS_DUMP_H_
 #define TRACEWIRE_TOOLS_DUMP_H_
 
-#include <ostream>
-
 #include "absl/status/status.h"
-#include "absl/strings/string_view.h"
+#include "reader/byte_source.h"
+#include "tools/output_file.h"
 
 namespace tracewire::tools {
 
-// Writes one line per frame and per record of `trace` to `out`. A file header may appear
-// before any frame (writers repeat it before each generation). Stops at the first error
-// and returns it (everything before it has been printed).
-absl::Status DumpTrace(absl::string_view trace, std::ostream& out);
+// Writes one line per frame and per record of the trace read from `source` to `out`. A
+// file header may appear before any frame (writers repeat it before each generation).
+// Streams: memory holds one frame at a time (a batch is at most 64 KiB; a compressed
+// generation, and its decompressed content, at most the format's generation limit).
+// Stops at the first error and returns it (everything before it has been written to
+// `out`'s buffer); errors of `out` are returned too.
+absl::Status DumpTrace(reader::ByteSource* source, OutputFile* out);
 
 }  // namespace tracewire::tools
 

@@ -10,6 +10,9 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitInvalid = 1;
 // A usage error (unknown command or flag, bad flag value, wrong arguments) or an I/O error.
 inline constexpr int kExitUsage = 2;
+// Spans an OTLP receiver did not accept (--otlp-endpoint): unreachable, refused, timed out,
+// dropped from a full queue or rejected; what was not delivered is reported on stderr.
+inline constexpr int kExitNotDelivered = 3;
 
 }  // namespace tracewire::tools
 

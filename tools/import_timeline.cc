@@ -15,7 +15,13 @@ constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 constexpr int kThreadAnchor = -2;  // anchor: the start of the event's thread
 
-int64_t Sub(int64_t a, int64_t b) { return a == kMax || a == kMin ? a : a - b; }
+// a + b, where kMax and kMin stand for no bound, saturating.
+int64_t Shift(int64_t a, int64_t b) {
+  if (a == kMax || a == kMin) return a;
+  int64_t sum;
+  if (__builtin_add_overflow(a, b, &sum)) return b > 0 ? kMax : kMin;
+  return sum;
+}
 
 bool IsData(EventType type) {
   return type == EventType::kData || type == EventType::kDataInt || type == EventType::kDataJson;
@@ -50,6 +56,7 @@ absl::StatusOr<Timeline> BuildTimeline(absl::Span<const TimelineEvent> events,
   std::vector<int> anchor(n, -1);   // data, thread_exit: what its t_rel counts from
   std::vector<int> thread_start_event(threads, -1);
   std::vector<std::vector<int>> stacks(threads);
+  size_t max_depth = 0;
 
   // Region stacks, replayed as the reader derives nesting.
   for (size_t i = 0; i < n; ++i) {
@@ -68,6 +75,7 @@ absl::StatusOr<Timeline> BuildTimeline(absl::Span<const TimelineEvent> events,
       case EventType::kRegionEnter:
         if (absl::Status s = check_nesting(); !s.ok()) return s;
         stack.push_back(static_cast<int>(i));
+        max_depth = std::max(max_depth, stack.size());
         break;
       case EventType::kRegionLeave: {
         if (stack.empty()) {
@@ -163,67 +171,103 @@ absl::StatusOr<Timeline> BuildTimeline(absl::Span<const TimelineEvent> events,
     }
   }
 
-  // Per thread: the smallest exact time after each event and the largest before it.
-  std::vector<int64_t> min_after(n), max_before(n);
-  {
-    std::vector<int64_t> running(threads, kMax);
-    for (size_t i = n; i-- > 0;) {
-      min_after[i] = running[events[i].thread];
-      if (known[i].has_value()) {
-        running[events[i].thread] = std::min(running[events[i].thread], *known[i]);
-      }
-    }
-    running.assign(threads, kMin);
-    for (size_t i = 0; i < n; ++i) {
-      max_before[i] = running[events[i].thread];
-      if (known[i].has_value()) {
-        running[events[i].thread] = std::max(running[events[i].thread], *known[i]);
-      }
+  // Each thread's times form a system of difference constraints: exact times, stated
+  // durations (leave - enter = t_rel for every pair whose end states its t_rel), stream
+  // order (never backwards) and, for a thread without thread_start, nothing before the
+  // start its data events state. git's own monotonic times satisfy them all, so every
+  // stated value can be kept; the wall clock only chooses among the solutions.
+  std::vector<int> pair_end(n, -1), pair_begin(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    const int end = partner[i];
+    if (end > static_cast<int>(i) && events[end].t_rel_us.has_value()) {
+      pair_end[i] = end;
+      pair_begin[end] = static_cast<int>(i);
     }
   }
-
-  // Place every event, in stream order (each thread's times never go backwards).
-  timeline.micros.assign(n, 0);
-  std::vector<int64_t> last(threads, 0);
-  std::vector<std::optional<int64_t>> placed(n);                       // ends of floating pairs
-  std::vector<std::vector<std::pair<int, int64_t>>> pending(threads);  // open floating pairs
+  std::vector<std::vector<int>> sequence(threads);  // per thread: its events in order
+  for (size_t i = 0; i < n; ++i) sequence[events[i].thread].push_back(static_cast<int>(i));
+  std::vector<int64_t> lower(n), upper(n, kMax);  // bounds of each event's time
   for (size_t i = 0; i < n; ++i) {
-    const TimelineEvent& e = events[i];
-    auto& open = pending[e.thread];
-    const int64_t lo = last[e.thread];
-    int64_t cap = min_after[i];
-    if (!open.empty()) cap = std::min(cap, open.back().second);
-    int64_t value;
+    lower[i] = std::max<int64_t>(0, virtual_start[events[i].thread].value_or(0));
     if (known[i].has_value()) {
-      value = std::max(*known[i], lo);
-    } else if (placed[i].has_value()) {
-      value = std::max(*placed[i], lo);
-      auto it = std::find_if(open.begin(), open.end(),
-                             [i](const auto& p) { return p.first == static_cast<int>(i); });
-      if (it != open.end()) open.erase(it);
-    } else {
-      int64_t estimate = lo;
-      if (e.time_us.has_value()) {
-        const int64_t origin =
-            prev_offset[i].value_or(next_offset[i].value_or(timeline.wall_origin_us));
-        estimate = *e.time_us - origin;
+      lower[i] = std::max(lower[i], *known[i]);
+      upper[i] = *known[i];
+    }
+  }
+  // Real streams need a round or two; hostile ones (no solution, or absurdly deep) stop here.
+  const size_t max_rounds = std::min<size_t>(max_depth + 4, 64);
+  auto duration = [&](int end) { return *events[end].t_rel_us; };
+  // Tightens the bounds of the events at positions [first, last] of `seq` until they are
+  // consistent with each other (a path of constraints crosses the span once per round in
+  // each direction, and the longest needs one round per level of nesting).
+  auto propagate = [&](const std::vector<int>& seq, size_t first, size_t last) {
+    for (size_t round = 0; round < max_rounds; ++round) {
+      bool changed = false;
+      auto tighten_upper = [&](int i, int64_t value) {
+        if (value < upper[i]) upper[i] = value, changed = true;
+      };
+      auto tighten_lower = [&](int i, int64_t value) {
+        if (value > lower[i]) lower[i] = value, changed = true;
+      };
+      for (size_t p = last + 1; p-- > first;) {
+        const int i = seq[p];
+        if (p < last) tighten_upper(i, upper[seq[p + 1]]);
+        const int begin = pair_begin[i];
+        if (begin >= 0 && begin >= seq[first]) {
+          tighten_upper(begin, Shift(upper[i], -duration(i)));
+          tighten_lower(begin, Shift(lower[i], -duration(i)));
+        }
       }
-      const int end = partner[i];
-      if (end > static_cast<int>(i) && !known[end].has_value()) {
-        // A floating pair: place the begin so that the end (begin + t_rel) also fits.
-        const int64_t rel = events[end].t_rel_us.value_or(0);
-        const int64_t pair_lo = std::max(lo, Sub(max_before[end], rel));
-        int64_t pair_hi = std::min(cap, Sub(min_after[end], rel));
-        if (!open.empty()) pair_hi = std::min(pair_hi, Sub(open.back().second, rel));
-        value = pair_lo > pair_hi ? pair_lo : std::clamp(estimate, pair_lo, pair_hi);
-        placed[end] = value + rel;
-        open.emplace_back(end, value + rel);
-      } else {
-        value = lo > cap ? lo : std::clamp(estimate, lo, cap);
+      for (size_t p = first; p <= last; ++p) {
+        const int i = seq[p];
+        if (p > first) tighten_lower(i, lower[seq[p - 1]]);
+        const int end = pair_end[i];
+        if (end >= 0 && end <= seq[last]) {
+          tighten_upper(end, Shift(upper[i], duration(end)));
+          tighten_lower(end, Shift(lower[i], duration(end)));
+        }
+      }
+      if (!changed) return;
+    }
+  };
+  std::vector<size_t> position(n);
+  for (const std::vector<int>& seq : sequence) {
+    for (size_t p = 0; p < seq.size(); ++p) position[seq[p]] = p;
+    if (!seq.empty()) propagate(seq, 0, seq.size() - 1);
+  }
+
+  // Place each thread's events in order: an event goes where the wall clock puts it, within
+  // the bounds that its predecessors' places leave. Once a pair's begin is placed its end
+  // is fixed, and the bounds inside the pair are tightened again, so later pairs inside it
+  // still fit. With consistent input every stated time comes out exact; with inconsistent
+  // input (no solution) the order wins over the stated times.
+  timeline.micros.assign(n, 0);
+  for (const std::vector<int>& seq : sequence) {
+    int64_t previous = 0;
+    for (size_t p = 0; p < seq.size(); ++p) {
+      const int i = seq[p];
+      const TimelineEvent& e = events[i];
+      int64_t estimate = lower[i];
+      if (known[i].has_value()) {
+        estimate = *known[i];
+      } else if (e.time_us.has_value()) {
+        estimate =
+            *e.time_us - prev_offset[i].value_or(next_offset[i].value_or(timeline.wall_origin_us));
+      }
+      const int64_t value = std::max({std::min(estimate, upper[i]), lower[i], previous});
+      timeline.micros[i] = value;
+      previous = value;
+      lower[i] = upper[i] = value;
+      const int end = pair_end[i];
+      if (end >= 0) {
+        const int64_t end_value = Shift(value, duration(end));
+        lower[end] = std::max(lower[end], end_value);
+        if (end_value < upper[end]) {
+          upper[end] = end_value;
+          propagate(seq, p + 1, position[end]);
+        }
       }
     }
-    timeline.micros[i] = value;
-    last[e.thread] = value;
   }
 
   // Thread starts.
@@ -241,6 +285,97 @@ absl::StatusOr<Timeline> BuildTimeline(absl::Span<const TimelineEvent> events,
           0, std::min(virtual_start[t].value_or(timeline.micros[i]), timeline.micros[i]));
     }
   }
+  return timeline;
+}
+
+}  // namespace tracewire::tools
+
+namespace tracewire::tools {
+
+absl::StatusOr<Timeline> BuildTimelineWindow(absl::Span<const TimelineEvent> events, size_t window,
+                                             absl::Span<const std::string> thread_names,
+                                             TimelineCarry* carry) {
+  const size_t threads = thread_names.size();
+  if (carry->threads.size() < threads) carry->threads.resize(threads);
+  // The previous windows' state as exact events in front of this window's: per live
+  // thread, its thread_start (main has none: it starts with the process), its open regions'
+  // region_enter events, and a marker at its last time; the first marker also carries the
+  // last wall-clock offset. No input line produces them (line 0).
+  std::vector<TimelineEvent> all;
+  all.reserve(events.size() + 4 * threads);
+  bool offset_carried = false;
+  if (carry->started) {
+    for (uint32_t t = 0; t < threads; ++t) {
+      const TimelineCarry::Thread& state = carry->threads[t];
+      if (!state.seen || state.exited) continue;
+      if (t != 0) {
+        TimelineEvent start;
+        start.type = format::EventType::kThreadStart;
+        start.thread = t;
+        start.t_abs_us = state.start_us;
+        all.push_back(start);
+      }
+      for (size_t r = 0; r < state.regions.size(); ++r) {
+        TimelineEvent enter;
+        enter.type = format::EventType::kRegionEnter;
+        enter.thread = t;
+        enter.t_abs_us = state.regions[r];
+        enter.nesting = state.region_nesting[r];
+        all.push_back(enter);
+      }
+      TimelineEvent marker;
+      marker.type = format::EventType::kCmdMode;  // neither a region nor data: no pairing
+      marker.thread = t;
+      marker.t_abs_us = state.last_us;
+      if (!offset_carried && carry->offset_us.has_value()) {
+        marker.time_us = state.last_us + *carry->offset_us;
+        offset_carried = true;
+      }
+      all.push_back(marker);
+    }
+  }
+  const size_t prefix = all.size();
+  all.insert(all.end(), events.begin(), events.end());
+  absl::StatusOr<Timeline> whole = BuildTimeline(all, thread_names);
+  if (!whole.ok()) return whole.status();
+
+  Timeline timeline;
+  timeline.micros.assign(whole->micros.begin() + prefix, whole->micros.begin() + prefix + window);
+  if (!carry->started) {
+    carry->wall_origin_us = whole->wall_origin_us;
+    carry->started = true;
+  }
+  timeline.wall_origin_us = carry->wall_origin_us;
+  timeline.thread_start.assign(threads, 0);
+
+  // The state after the window's events, for the next window.
+  for (size_t i = 0; i < window; ++i) {
+    const TimelineEvent& e = events[i];
+    TimelineCarry::Thread& state = carry->threads[e.thread];
+    const int64_t micros = timeline.micros[i];
+    if (!state.seen) {
+      state.seen = true;
+      state.start_us = whole->thread_start[e.thread];
+    }
+    if (e.type == format::EventType::kThreadStart) state.start_us = micros;
+    state.last_us = micros;
+    if (e.type == format::EventType::kRegionEnter) {
+      state.regions.push_back(micros);
+      state.region_nesting.push_back(e.nesting.value_or(1));
+    } else if (e.type == format::EventType::kRegionLeave && !state.regions.empty()) {
+      state.regions.pop_back();
+      state.region_nesting.pop_back();
+    }
+    if (UnwindsRegions(e.type)) {
+      state.regions.clear();
+      state.region_nesting.clear();
+    }
+    if (e.type == format::EventType::kThreadExit) state.exited = true;
+    if (e.t_abs_us.has_value() && e.time_us.has_value()) {
+      carry->offset_us = *e.time_us - *e.t_abs_us;
+    }
+  }
+  for (uint32_t t = 0; t < threads; ++t) timeline.thread_start[t] = carry->threads[t].start_us;
   return timeline;
 }
 

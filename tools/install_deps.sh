@@ -8,8 +8,19 @@ packages=(
   g++ pkg-config
   libabsl-dev libzstd-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev
+  libcurl4-openssl-dev  # the OTLP/HTTP exporter (decode and listen --otlp-endpoint)
+  libdw-dev         # the reader symbolizes stack frames with elfutils' libdwfl
   git               # interoperability tests compare with real git
+  chromium          # the HTML report is checked in headless Chromium
+  clang libclang-rt-14-dev lld  # fuzz targets: clang 14, libFuzzer + sanitizer runtimes, lld
+  cmake make        # the examples are built with CMake and make (tests/examples)
 )
+
+# The test-only Node.js toolchain (tests/consumers): Debian's nodejs and npm, unless a node
+# and npm are already installed (for example from another packaging of Node.js).
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for package in "${packages[@]}"; do

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: builds tracewire, runs the traced demo workload and shows its trace
-# decoded in git's NORMAL and PERF formats. Installs missing Debian packages first.
+# decoded in git's NORMAL and PERF formats, plus an HTML report. Installs missing Debian
+# packages first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install_deps.sh
@@ -21,3 +22,7 @@ echo "== tracewire decode --format=normal $out   (git's NORMAL format, both proc
 echo
 echo "== tracewire decode --format=perf $out   (git's PERF format)"
 "$bin/tools/tracewire" decode --format=perf "$out"
+echo
+echo "== tracewire report $out -o $out.html   (timelines and top regions; open it in a browser)"
+"$bin/tools/tracewire" report "$out" -o "$out.html"
+echo "wrote $out.html"

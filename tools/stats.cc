@@ -2,9 +2,12 @@
 
 #include <cstdio>
 #include <memory>
+#include <utility>
 
 #include "reader/frame_reader.h"
+#include "reader/parallel_decoding.h"
 #include "tools/exit_codes.h"
+#include "tools/output_file.h"
 #include "tools/progress.h"
 #include "tools/trace_input.h"
 #include "tools/trace_stats.h"
@@ -17,18 +20,50 @@ int Fail(const absl::Status& status) {
   return IsIoError(status) ? kExitUsage : kExitInvalid;
 }
 
+// The statistics of a run of events, counted by a parallel worker and merged in order.
+class StatsPayload : public reader::BlockPayload {
+ public:
+  size_t bytes() const override { return stats.bytes(); }
+  TraceStats stats{/*partial=*/true};
+};
+
+class StatsWork : public reader::GenerationWork {
+ public:
+  void Add(const reader::Event& event) override { payload_->stats.AddEvent(event); }
+  bool BlockFull() const override { return false; }
+  std::unique_ptr<reader::BlockPayload> TakeBlock() override {
+    return std::exchange(payload_, std::make_unique<StatsPayload>());
+  }
+
+ private:
+  std::unique_ptr<StatsPayload> payload_ = std::make_unique<StatsPayload>();
+};
+
 }  // namespace
 
-int Stats(const std::string& input_path, size_t top) {
+int Stats(const std::string& input_path, size_t top, int jobs) {
+  TraceStats stats;
+  Progress progress("stats");
+  TraceInput* input_ptr = nullptr;
+  reader::ParallelOptions parallel;
+  parallel.jobs = DecodingJobs(jobs);
+  parallel.make_work = [] { return std::make_unique<StatsWork>(); };
+  parallel.commit = [&](reader::CommittedBlock block) {
+    stats.Merge(static_cast<const StatsPayload&>(*block.payload).stats);
+    progress.Report(input_ptr->bytes_read(), input_ptr->total_bytes(), stats.events());
+  };
   absl::StatusOr<std::unique_ptr<TraceInput>> input =
-      TraceInput::Open(input_path, {}, /*keep_stdin=*/true);
+      TraceInput::Open(input_path, {}, /*keep_stdin=*/true, &parallel);
   if (!input.ok()) {
     std::fprintf(stderr, "tracewire stats: %s\n", std::string(input.status().message()).c_str());
     return kExitUsage;
   }
-  TraceStats stats;
+  if (absl::Status s = CheckOutputIsNotAnInput("", (*input)->files()); !s.ok()) {
+    std::fprintf(stderr, "tracewire stats: %s\n", std::string(s.message()).c_str());
+    return kExitUsage;
+  }
+  input_ptr = input->get();
   {
-    Progress progress("stats");
     while (true) {
       absl::StatusOr<const reader::Event*> event = (*input)->Next();
       if (!event.ok()) {
@@ -40,6 +75,7 @@ int Stats(const std::string& input_path, size_t top) {
       progress.Update((*input)->bytes_read(), (*input)->total_bytes(), stats.events());
     }
   }
+  progress.Finish();
   // Second pass over the frames: generation sizes and compression.
   for (size_t i = 0; i < (*input)->files().size(); ++i) {
     absl::StatusOr<std::unique_ptr<reader::ByteSource>> source = (*input)->Reopen(i);
@@ -55,6 +91,7 @@ int Stats(const std::string& input_path, size_t top) {
       if (!*more) break;
       stats.AddGeneration(generation);
     }
+    stats.AddHeaderFlags(frames.header_flags());
   }
   stats.SetInput((*input)->bytes_read(), (*input)->files().size(), (*input)->num_processes());
   const std::string report = stats.Render(input_path, top);

@@ -8,8 +8,9 @@
 namespace tracewire::tools {
 
 // Reads the trace at `input` (FILE, DIR or "-") and prints its statistics on stdout, with
-// the `top` longest regions. Returns the exit code (1 if the trace is invalid).
-int Stats(const std::string& input, size_t top);
+// the `top` longest regions. Returns the exit code (1 if the trace is invalid). Generations
+// are decoded on `jobs` threads (0: one per core; see DecodingJobs).
+int Stats(const std::string& input, size_t top, int jobs = 0);
 
 }  // namespace tracewire::tools
 

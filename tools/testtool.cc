@@ -12,6 +12,13 @@
 //   testtool trace2 101timer <count> <ms> <threads>   per-thread timer test/test2
 //   testtool trace2 200counter <value>...         process-wide counter test/test1
 //   testtool trace2 201counter <v1> <v2> <threads>    per-thread counter test/test2
+//   testtool trace2 config (<scope> <key>[=<value>])...   tells the settings, then lists
+//   testtool trace2 stacks <count>                 region stack/leaf entered <count> times
+//                                                  from StackLeaf <- StackMiddle (static
+//                                                  functions: not in the dynamic symbols)
+//
+// Like git's test-tool, every verb records the def_param events of tw_cmd_list_config and
+// tw_cmd_list_env_vars after cmd_name (TRACEWIRE_CONFIG_PARAMS, TRACEWIRE_ENV_VARS).
 //
 // Tracing is configured by TRACEWIRE and the TRACEWIRE_* settings (docs/api.md). Exit code
 // 129 means a usage error.
@@ -27,7 +34,7 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
-#include "runtime/tracewire.h"
+#include "tracewire/tracewire.h"
 
 namespace {
 
@@ -177,6 +184,42 @@ int Counter201(int argc, char** argv) {
   return 0;
 }
 
+// Static, never inlined, and not tail calls: their frames show in a captured stack, and
+// only the executable's .symtab (not dladdr) names them.
+__attribute__((noinline)) void StackLeaf(int i) {
+  tw_region_enter("stack", "leaf", TW_NO_REPO);
+  tw_region_leave("stack", "leaf", TW_NO_REPO);
+  asm volatile("" : : "r"(i) : "memory");
+}
+
+__attribute__((noinline)) void StackMiddle(int i) {
+  StackLeaf(i);
+  asm volatile("" : : "r"(i) : "memory");
+}
+
+int Stacks(int argc, char** argv) {
+  int count;
+  if (argc != 1 || !ParseInt(argv[0], &count)) return Usage("stacks <count>");
+  for (int i = 0; i < count; ++i) StackMiddle(i);
+  return 0;
+}
+
+// Tells the settings given as (<scope> <key>[=<value>]) pairs (no '=': a valueless key).
+int Config(int argc, char** argv) {
+  if (argc % 2 != 0) return Usage("config (<scope> <key>[=<value>])...");
+  for (int i = 0; i < argc; i += 2) {
+    const std::string setting = argv[i + 1];
+    const size_t equals = setting.find('=');
+    const std::string key = setting.substr(0, equals);
+    if (equals == std::string::npos) {
+      tw_cmd_set_config_scope(key.c_str(), nullptr, argv[i]);
+    } else {
+      tw_cmd_set_config_scope(key.c_str(), setting.c_str() + equals + 1, argv[i]);
+    }
+  }
+  return 0;
+}
+
 struct Verb {
   const char* name;
   int (*run)(int argc, char** argv);
@@ -186,7 +229,7 @@ constexpr Verb kVerbs[] = {
     {"001return", Return}, {"002exit", Exit},       {"003error", Error},
     {"004child", Child},   {"005exec", Exec},       {"006data", Data},
     {"007bug", Bug},       {"100timer", Timer100},  {"101timer", Timer101},
-    {"200counter", Counter200}, {"201counter", Counter201},
+    {"200counter", Counter200}, {"201counter", Counter201}, {"stacks", Stacks},
 };
 
 }  // namespace
@@ -202,7 +245,12 @@ int main(int argc, char** argv) {
   if (argc < 3 || strcmp(argv[1], "trace2") != 0) {
     return tw_cmd_exit(Usage("usage: testtool trace2 <verb> [<args>]"));
   }
+  int config_status = 0;
+  if (strcmp(argv[2], "config") == 0) config_status = Config(argc - 3, argv + 3);
   tw_cmd_name("trace2");
+  tw_cmd_list_config();
+  tw_cmd_list_env_vars();
+  if (strcmp(argv[2], "config") == 0) return tw_cmd_exit(config_status);
   for (const Verb& verb : kVerbs) {
     if (strcmp(argv[2], verb.name) == 0) return tw_cmd_exit(verb.run(argc - 3, argv + 3));
   }

@@ -35,23 +35,12 @@ constexpr uint64_t kMaxTieBreak = 399;
 constexpr int64_t kMaxWallSpread = 2;
 constexpr size_t kMaxLinesPerGeneration = 100000;
 
-struct Process {
-  std::string sid;
-  uint64_t pid = 0;
-  std::vector<std::string> thread_names = {"main"};
-  absl::flat_hash_map<std::string, uint32_t> thread_index = {{"main", 0}};
-  std::vector<size_t> lines;  // indices into the parsed lines, in stream order
-  Timeline timeline;
-  uint64_t start_tick = 0;  // trace-clock process start
-};
-
-// One planned generation: consecutive lines of one process.
-struct Generation {
-  size_t process = 0;
-  uint64_t number = 0;
-  std::vector<size_t> lines;
-  std::optional<int64_t> offset_min, offset_max;  // wall time - monotonic time, µs
-  int64_t wall_origin_us = 0;                     // wall time of the process start
+// What the reader checks across events of one process (children, execs, threads), checked
+// here so that errors name the input line; carried from window to window.
+struct Bookkeeping {
+  bool saw_start = false;
+  absl::flat_hash_set<uint64_t> children, execs;
+  std::vector<bool> started, exited;  // per thread
 };
 
 // A region open on a thread, to restate at the start of a later generation.
@@ -70,69 +59,84 @@ struct ThreadState {
   std::vector<OpenRegion> regions;
 };
 
-// The bookkeeping the reader checks across events of one process (children, execs,
-// threads), checked here so that errors name the input line.
-absl::Status CheckBookkeeping(const std::vector<Trace2Line>& lines,
-                              const std::vector<size_t>& process_lines,
-                              const std::vector<uint32_t>& line_thread,
-                              const std::vector<std::string>& thread_names) {
-  bool saw_start = false;
-  absl::flat_hash_set<uint64_t> children, execs;
-  std::vector<bool> started(thread_names.size(), false), exited(thread_names.size(), false);
-  for (size_t index : process_lines) {
-    const Trace2Line& line = lines[index];
-    const uint32_t t = line_thread[index];
-    auto error = [&](absl::string_view message) {
-      return absl::InvalidArgumentError(absl::StrFormat("line %d: %s", line.line_number, message));
-    };
-    if (exited[t]) {
-      return error(
-          absl::StrFormat("an event of thread \"%s\" after its thread_exit", thread_names[t]));
-    }
-    const uint64_t id = line.args.empty() ? 0 : line.args[0].number;
-    switch (line.type) {
-      case EventType::kVersion:
-      case EventType::kStart:
-        saw_start = true;
-        break;
-      case EventType::kChildStart:
-        if (!children.insert(id).second) {
-          return error(
-              absl::StrFormat("child_start for child_id %d, which is already running", id));
-        }
-        break;
-      case EventType::kChildExit:
-      case EventType::kChildReady: {
-        const bool known =
-            line.type == EventType::kChildExit ? children.erase(id) > 0 : children.contains(id);
-        if (!known && saw_start) {
-          return error(absl::StrFormat("child %d has no child_start in this process", id));
-        }
-        break;
+// Everything kept of one process from window to window.
+struct Process {
+  std::string sid;
+  uint64_t pid = 0;
+  std::vector<std::string> thread_names = {"main"};
+  absl::flat_hash_map<std::string, uint32_t> thread_index = {{"main", 0}};
+  Bookkeeping book;
+  TimelineCarry timeline;
+  uint64_t start_tick = 0;  // trace-clock process start, fixed by its first window
+  uint64_t generations = 0;
+  std::vector<uint64_t> thread_last;  // per thread: tick of its last event
+  std::optional<int64_t> wall_origin_us;  // of the last generation
+  std::vector<ThreadState> threads;
+  std::optional<std::string> name, hierarchy;
+};
+
+// One planned generation: consecutive lines of one process.
+struct Generation {
+  size_t process = 0;
+  uint64_t number = 0;
+  std::vector<size_t> lines;
+  std::optional<int64_t> offset_min, offset_max;  // wall time - monotonic time, µs
+  int64_t wall_origin_us = 0;                     // wall time of the process start
+};
+
+absl::Status CheckBookkeeping(const Trace2Line& line, uint32_t t,
+                              const std::vector<std::string>& thread_names, Bookkeeping* book) {
+  if (book->started.size() < thread_names.size()) {
+    book->started.resize(thread_names.size(), false);
+    book->exited.resize(thread_names.size(), false);
+  }
+  auto error = [&](absl::string_view message) {
+    return absl::InvalidArgumentError(absl::StrFormat("line %d: %s", line.line_number, message));
+  };
+  if (book->exited[t]) {
+    return error(absl::StrFormat("an event of thread \"%s\" after its thread_exit", thread_names[t]));
+  }
+  const uint64_t id = line.args.empty() ? 0 : line.args[0].number;
+  switch (line.type) {
+    case EventType::kVersion:
+    case EventType::kStart:
+      book->saw_start = true;
+      break;
+    case EventType::kChildStart:
+      if (!book->children.insert(id).second) {
+        return error(absl::StrFormat("child_start for child_id %d, which is already running", id));
       }
-      case EventType::kExec:
-        if (!execs.insert(id).second) {
-          return error(absl::StrFormat("exec for exec_id %d, which is already pending", id));
-        }
-        break;
-      case EventType::kExecResult:
-        if (execs.erase(id) == 0 && saw_start) {
-          return error(
-              absl::StrFormat("exec_result for exec_id %d has no exec in this process", id));
-        }
-        break;
-      case EventType::kThreadStart:
-        if (started[t]) {
-          return error(absl::StrFormat("a second thread_start of thread \"%s\"", thread_names[t]));
-        }
-        started[t] = true;
-        break;
-      case EventType::kThreadExit:
-        exited[t] = true;
-        break;
-      default:
-        break;
+      break;
+    case EventType::kChildExit:
+    case EventType::kChildReady: {
+      const bool known = line.type == EventType::kChildExit ? book->children.erase(id) > 0
+                                                            : book->children.contains(id);
+      if (!known && book->saw_start) {
+        return error(absl::StrFormat("child %d has no child_start in this process", id));
+      }
+      break;
     }
+    case EventType::kExec:
+      if (!book->execs.insert(id).second) {
+        return error(absl::StrFormat("exec for exec_id %d, which is already pending", id));
+      }
+      break;
+    case EventType::kExecResult:
+      if (book->execs.erase(id) == 0 && book->saw_start) {
+        return error(absl::StrFormat("exec_result for exec_id %d has no exec in this process", id));
+      }
+      break;
+    case EventType::kThreadStart:
+      if (book->started[t]) {
+        return error(absl::StrFormat("a second thread_start of thread \"%s\"", thread_names[t]));
+      }
+      book->started[t] = true;
+      break;
+    case EventType::kThreadExit:
+      book->exited[t] = true;
+      break;
+    default:
+      break;
   }
   return absl::OkStatus();
 }
@@ -151,84 +155,153 @@ absl::Status SelfCheck(const std::string& trace) {
   }
 }
 
+// Buffered lines beyond which a window is converted even if it has fewer lines.
+constexpr size_t kMaxBufferedBytes = size_t{64} << 20;
+
 }  // namespace
 
-absl::StatusOr<std::string> ImportTrace2Event(absl::string_view text,
-                                              const ImportOptions& options) {
-  // 1. Parse every line; group them by process and thread.
-  std::vector<Trace2Line> lines;
-  std::vector<uint32_t> line_process, line_thread;
+struct Trace2Importer::State {
+  ImportOptions options;
+  std::string out;
   std::vector<Process> processes;
   absl::flat_hash_map<std::string, size_t> process_index;
+  // The buffered lines: the window, then the look-ahead.
+  std::vector<Trace2Line> lines;
+  std::vector<uint32_t> line_process, line_thread;
+  std::vector<size_t> line_bytes;
+  size_t buffered_bytes = 0;
   int line_number = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == absl::string_view::npos) end = text.size();
-    const absl::string_view raw = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_number;
-    if (options.progress && (line_number & 4095) == 0) options.progress(pos, line_number);
-    if (absl::StripAsciiWhitespace(raw).empty()) continue;
-    absl::StatusOr<Trace2Line> line = ParseTrace2Line(raw, line_number);
-    if (!line.ok()) return line.status();
-    auto [it, inserted] = process_index.try_emplace(line->sid, processes.size());
-    if (inserted) {
-      Process& process = processes.emplace_back();
-      process.sid = line->sid;
-      process.pid = reader::PidFromSidComponent(reader::SidLastComponent(line->sid)).value_or(0);
+  uint64_t bytes = 0;
+  uint64_t generation_last = 0;  // tick of the last event written, over every process
+  absl::Status error;
+
+  absl::Status ConvertWindow(size_t window);
+  absl::Status Encode(const std::vector<Generation>& generations, const std::vector<uint64_t>& ticks);
+};
+
+Trace2Importer::Trace2Importer(ImportOptions options) : state_(std::make_unique<State>()) {
+  state_->options = std::move(options);
+  state_->options.window_lines = std::max<size_t>(state_->options.window_lines, 1);
+  state_->out = format::EncodeFileHeader(format::kFormatVersion);
+}
+
+Trace2Importer::~Trace2Importer() = default;
+
+void Trace2Importer::TakeOutput(std::string* out) {
+  out->append(state_->out);
+  state_->out.clear();
+}
+
+absl::Status Trace2Importer::AddLine(absl::string_view raw) {
+  State& s = *state_;
+  if (!s.error.ok()) return s.error;
+  ++s.line_number;
+  s.bytes += raw.size() + 1;
+  if (s.options.progress && (s.line_number & 4095) == 0) s.options.progress(s.bytes, s.line_number);
+  if (raw.size() > kMaxTrace2LineBytes) {
+    s.error = absl::InvalidArgumentError(absl::StrFormat(
+        "line %d: longer than %d bytes (not a Trace2 EVENT stream?)", s.line_number,
+        kMaxTrace2LineBytes));
+    return s.error;
+  }
+  if (absl::StripAsciiWhitespace(raw).empty()) return absl::OkStatus();
+  absl::StatusOr<Trace2Line> line = ParseTrace2Line(raw, s.line_number);
+  if (!line.ok()) {
+    s.error = line.status();
+    return s.error;
+  }
+  auto [it, inserted] = s.process_index.try_emplace(line->sid, s.processes.size());
+  if (inserted) {
+    Process& process = s.processes.emplace_back();
+    process.sid = line->sid;
+    process.pid = reader::PidFromSidComponent(reader::SidLastComponent(line->sid)).value_or(0);
+  }
+  Process& process = s.processes[it->second];
+  auto [thread, new_thread] =
+      process.thread_index.try_emplace(line->thread, process.thread_names.size());
+  if (new_thread) process.thread_names.push_back(line->thread);
+  s.line_process.push_back(static_cast<uint32_t>(it->second));
+  s.line_thread.push_back(thread->second);
+  s.line_bytes.push_back(raw.size());
+  s.buffered_bytes += raw.size();
+  s.lines.push_back(std::move(*line));
+  // A full window and its look-ahead: convert the window.
+  if (s.lines.size() >= 2 * s.options.window_lines || s.buffered_bytes >= kMaxBufferedBytes) {
+    s.error = s.ConvertWindow(std::min(s.options.window_lines, (s.lines.size() + 1) / 2));
+  }
+  return s.error;
+}
+
+absl::Status Trace2Importer::Finish() {
+  State& s = *state_;
+  while (s.error.ok() && !s.lines.empty()) {
+    s.error = s.ConvertWindow(std::min(s.options.window_lines, s.lines.size()));
+  }
+  if (s.options.progress) s.options.progress(s.bytes, s.line_number);
+  return s.error;
+}
+
+absl::Status Trace2Importer::State::ConvertWindow(size_t window) {
+  const size_t n = lines.size();
+  // 1. Bookkeeping of the window's lines, and each process's buffered lines.
+  std::vector<std::vector<size_t>> process_lines(processes.size());
+  std::vector<size_t> in_window(processes.size(), 0);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t p = line_process[i];
+    process_lines[p].push_back(i);
+    if (i < window) {
+      ++in_window[p];
+      if (absl::Status s =
+              CheckBookkeeping(lines[i], line_thread[i], processes[p].thread_names, &processes[p].book);
+          !s.ok()) {
+        return s;
+      }
     }
-    Process& process = processes[it->second];
-    auto [thread, new_thread] =
-        process.thread_index.try_emplace(line->thread, process.thread_names.size());
-    if (new_thread) process.thread_names.push_back(line->thread);
-    process.lines.push_back(lines.size());
-    line_process.push_back(static_cast<uint32_t>(it->second));
-    line_thread.push_back(thread->second);
-    lines.push_back(std::move(*line));
   }
 
-  // 2. Monotonic times per process.
-  for (Process& process : processes) {
-    if (absl::Status s = CheckBookkeeping(lines, process.lines, line_thread, process.thread_names);
-        !s.ok()) {
-      return s;
-    }
+  // 2. Monotonic times of the window's lines, per process.
+  std::vector<int64_t> micros(window);
+  for (size_t p = 0; p < processes.size(); ++p) {
+    if (in_window[p] == 0) continue;
+    Process& process = processes[p];
     std::vector<TimelineEvent> events;
-    events.reserve(process.lines.size());
-    for (size_t index : process.lines) {
+    events.reserve(process_lines[p].size());
+    for (size_t index : process_lines[p]) {
       const Trace2Line& line = lines[index];
       events.push_back(TimelineEvent{line.line_number, line.type, line_thread[index], line.time_us,
                                      line.t_abs_us, line.t_rel_us, line.nesting});
     }
-    absl::StatusOr<Timeline> timeline = BuildTimeline(events, process.thread_names);
+    const bool first_window = !process.timeline.started;
+    absl::StatusOr<Timeline> timeline =
+        BuildTimelineWindow(events, in_window[p], process.thread_names, &process.timeline);
     if (!timeline.ok()) return timeline.status();
-    process.timeline = std::move(*timeline);
-    // Ticks are Unix nanoseconds of the process's wall-clock start plus monotonic time.
-    process.start_tick = static_cast<uint64_t>(
-        std::max<int64_t>(process.timeline.wall_origin_us, 1000000) * kTicksPerMicro);
-  }
-  std::vector<int64_t> micros(lines.size());
-  for (Process& process : processes) {
-    for (size_t i = 0; i < process.lines.size(); ++i) {
-      micros[process.lines[i]] = process.timeline.micros[i];
+    if (first_window) {
+      // Ticks are Unix nanoseconds of the process's wall-clock start plus monotonic time.
+      process.start_tick = static_cast<uint64_t>(
+          std::max<int64_t>(timeline->wall_origin_us, 1000000) * kTicksPerMicro);
+    }
+    for (size_t k = 0; k < in_window[p]; ++k) micros[process_lines[p][k]] = timeline->micros[k];
+    process.thread_last.resize(process.thread_names.size(), 0);
+    if (process.threads.size() < process.thread_names.size()) {
+      process.threads.resize(process.thread_names.size());
+    }
+    for (uint32_t t = 0; t < process.thread_names.size(); ++t) {
+      if (!process.threads[t].seen) {
+        process.threads[t].start_tick =
+            process.start_tick + static_cast<uint64_t>(timeline->thread_start[t]) * kTicksPerMicro;
+      }
     }
   }
 
-  // 3. Ticks and generations, in stream order.
-  std::vector<uint64_t> ticks(lines.size());
+  // 3. Ticks and generations, in stream order; a window starts a generation.
+  std::vector<uint64_t> ticks(window);
   std::vector<Generation> generations;
-  std::vector<uint64_t> generation_count(processes.size(), 0);
-  std::vector<std::vector<uint64_t>> thread_last(processes.size());
-  for (size_t p = 0; p < processes.size(); ++p) {
-    thread_last[p].assign(processes[p].thread_names.size(), 0);
-  }
-  uint64_t generation_last = 0;
-  for (size_t i = 0; i < lines.size(); ++i) {
+  for (size_t i = 0; i < window; ++i) {
     const size_t p = line_process[i];
     const uint32_t t = line_thread[i];
+    Process& process = processes[p];
     const uint64_t candidate =
-        processes[p].start_tick + static_cast<uint64_t>(micros[i]) * kTicksPerMicro + kTickOffset;
+        process.start_tick + static_cast<uint64_t>(micros[i]) * kTicksPerMicro + kTickOffset;
     std::optional<int64_t> offset;
     if (lines[i].time_us.has_value()) offset = *lines[i].time_us - micros[i];
     Generation* current = generations.empty() ? nullptr : &generations.back();
@@ -236,7 +309,7 @@ absl::StatusOr<std::string> ImportTrace2Event(absl::string_view text,
                current->lines.size() >= kMaxLinesPerGeneration;
     uint64_t tick = 0;
     if (!cut) {
-      tick = std::max({candidate, generation_last + 1, thread_last[p][t] + 1});
+      tick = std::max({candidate, generation_last + 1, process.thread_last[t] + 1});
       // Another thread's event of this generation is later: only a new generation (decoded
       // after this one) keeps the stream order.
       if (tick - candidate > kMaxTieBreak) cut = true;
@@ -249,9 +322,9 @@ absl::StatusOr<std::string> ImportTrace2Event(absl::string_view text,
     if (cut) {
       Generation& next = generations.emplace_back();
       next.process = p;
-      next.number = ++generation_count[p];
+      next.number = ++process.generations;
       current = &next;
-      tick = std::max(candidate, thread_last[p][t] + 1);
+      tick = std::max(candidate, process.thread_last[t] + 1);
     }
     if (offset.has_value()) {
       current->offset_min = std::min(current->offset_min.value_or(*offset), *offset);
@@ -260,29 +333,33 @@ absl::StatusOr<std::string> ImportTrace2Event(absl::string_view text,
     current->lines.push_back(i);
     ticks[i] = tick;
     generation_last = tick;
-    thread_last[p][t] = tick;
+    process.thread_last[t] = tick;
   }
-  {
-    std::vector<int64_t> origin(processes.size());
-    for (size_t p = 0; p < processes.size(); ++p) origin[p] = processes[p].timeline.wall_origin_us;
-    for (Generation& g : generations) {
-      if (g.offset_min.has_value()) {
-        origin[g.process] = *g.offset_min + (*g.offset_max - *g.offset_min) / 2;
-      }
-      g.wall_origin_us = origin[g.process];
+  for (Generation& g : generations) {
+    Process& process = processes[g.process];
+    if (g.offset_min.has_value()) {
+      process.wall_origin_us = *g.offset_min + (*g.offset_max - *g.offset_min) / 2;
     }
+    g.wall_origin_us = process.wall_origin_us.value_or(process.timeline.wall_origin_us);
   }
 
   // 4. Encode.
-  std::string out = format::EncodeFileHeader(format::kFormatVersion);
-  std::vector<std::vector<ThreadState>> states(processes.size());
-  std::vector<std::optional<std::string>> names(processes.size()), hierarchies(processes.size());
-  for (size_t p = 0; p < processes.size(); ++p) {
-    states[p].resize(processes[p].thread_names.size());
-  }
+  if (absl::Status s = Encode(generations, ticks); !s.ok()) return s;
+
+  // 5. Drop the window's lines; the look-ahead becomes the next window.
+  lines.erase(lines.begin(), lines.begin() + window);
+  line_process.erase(line_process.begin(), line_process.begin() + window);
+  line_thread.erase(line_thread.begin(), line_thread.begin() + window);
+  for (size_t i = 0; i < window; ++i) buffered_bytes -= line_bytes[i];
+  line_bytes.erase(line_bytes.begin(), line_bytes.begin() + window);
+  return absl::OkStatus();
+}
+
+absl::Status Trace2Importer::State::Encode(const std::vector<Generation>& generations,
+                                           const std::vector<uint64_t>& ticks) {
   for (const Generation& g : generations) {
-    const Process& process = processes[g.process];
-    std::vector<ThreadState>& threads = states[g.process];
+    Process& process = processes[g.process];
+    std::vector<ThreadState>& threads = process.threads;
     format::GenerationEncoder encoder(g.number);
     format::ClockSync sync;
     sync.freq = 1'000'000'000;
@@ -306,8 +383,6 @@ absl::StatusOr<std::string> ImportTrace2Event(absl::string_view text,
         if (!first.has_value() || lines[*first].type == EventType::kThreadStart) continue;
         state.seen = true;
         state.live = true;
-        state.start_tick = process.start_tick +
-                           static_cast<uint64_t>(process.timeline.thread_start[t]) * kTicksPerMicro;
       } else if (!state.live) {
         continue;
       }
@@ -373,8 +448,8 @@ absl::StatusOr<std::string> ImportTrace2Event(absl::string_view text,
           state.live = false;
           break;
         case EventType::kCmdName:
-          names[g.process] = line.args[0].text;
-          hierarchies[g.process] = line.args[1].text;
+          process.name = line.args[0].text;
+          process.hierarchy = line.args[1].text;
           break;
         default:
           break;
@@ -386,12 +461,27 @@ absl::StatusOr<std::string> ImportTrace2Event(absl::string_view text,
     info.sid = process.sid;
     info.pid = process.pid;
     info.start_time = process.start_tick;
-    info.name = names[g.process];
-    info.hierarchy = hierarchies[g.process];
+    info.name = process.name;
+    info.hierarchy = process.hierarchy;
     encoder.SetProcessInfo(info);
     if (absl::Status s = encoder.Finish(&out, options.compress); !s.ok()) return s;
   }
-  if (options.progress) options.progress(text.size(), line_number);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ImportTrace2Event(absl::string_view text,
+                                              const ImportOptions& options) {
+  Trace2Importer importer(options);
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == absl::string_view::npos) end = text.size();
+    if (absl::Status s = importer.AddLine(text.substr(pos, end - pos)); !s.ok()) return s;
+    pos = end + 1;
+  }
+  if (absl::Status s = importer.Finish(); !s.ok()) return s;
+  std::string out;
+  importer.TakeOutput(&out);
   if (absl::Status s = SelfCheck(out); !s.ok()) return s;
   return out;
 }

@@ -219,44 +219,6 @@ ImportArg DurationMicros(int64_t micros) {
   return Number(static_cast<uint64_t>(std::max<int64_t>(micros, 0)) * 1000);
 }
 
-struct EventName {
-  absl::string_view name;
-  EventType type;
-};
-
-constexpr EventName kEvents[] = {
-    {"version", EventType::kVersion},
-    {"too_many_files", EventType::kTooManyFiles},
-    {"start", EventType::kStart},
-    {"exit", EventType::kExit},
-    {"signal", EventType::kSignal},
-    {"atexit", EventType::kAtexit},
-    {"error", EventType::kError},
-    {"cmd_path", EventType::kCmdPath},
-    {"cmd_ancestry", EventType::kCmdAncestry},
-    {"cmd_name", EventType::kCmdName},
-    {"cmd_mode", EventType::kCmdMode},
-    {"alias", EventType::kAlias},
-    {"child_start", EventType::kChildStart},
-    {"child_exit", EventType::kChildExit},
-    {"child_ready", EventType::kChildReady},
-    {"exec", EventType::kExec},
-    {"exec_result", EventType::kExecResult},
-    {"thread_start", EventType::kThreadStart},
-    {"thread_exit", EventType::kThreadExit},
-    {"def_param", EventType::kDefParam},
-    {"def_repo", EventType::kDefRepo},
-    {"region_enter", EventType::kRegionEnter},
-    {"region_leave", EventType::kRegionLeave},
-    {"data", EventType::kData},
-    {"data_json", EventType::kDataJson},
-    {"printf", EventType::kPrintf},
-    {"th_timer", EventType::kThTimer},
-    {"timer", EventType::kTimer},
-    {"th_counter", EventType::kThCounter},
-    {"counter", EventType::kCounter},
-};
-
 // Reads the keys of the event that follow the common prefix into `line`.
 absl::Status ParsePayload(absl::string_view text, const std::string& event, Members& m,
                           Trace2Line& line) {
@@ -530,8 +492,8 @@ absl::StatusOr<Trace2Line> ParseTrace2Line(absl::string_view text, int line_numb
   const std::string event = event_it->get<std::string>();
   Trace2Line line;
   line.line_number = line_number;
-  for (const EventName& known : kEvents) {
-    if (known.name == event) line.type = known.type;
+  if (const format::EventSpec* spec = format::LookupTrace2Event(event); spec != nullptr) {
+    line.type = spec->type;
   }
   if (line.type == EventType::kNone) {
     return absl::InvalidArgumentError(

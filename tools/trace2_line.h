@@ -1,5 +1,5 @@
 // Trace2Line: one line of a git Trace2 EVENT stream (GIT_TRACE2_EVENT), parsed and checked
-// against the keys git writes for its event (notes §2.3), and turned into the arguments of
+// against the keys git writes for its event, and turned into the arguments of
 // the tracewire wire row that records the same event (docs/format.md §13).
 #ifndef TRACEWIRE_TOOLS_TRACE2_LINE_H_
 #define TRACEWIRE_TOOLS_TRACE2_LINE_H_

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <sstream>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -35,48 +36,64 @@ class CountingSource : public reader::ByteSource {
 
 }  // namespace
 
-bool IsIoError(const absl::Status& status) {
-  switch (status.code()) {
-    case absl::StatusCode::kOk:
-    case absl::StatusCode::kOutOfRange:
-    case absl::StatusCode::kDataLoss:
-    case absl::StatusCode::kUnimplemented:
-    case absl::StatusCode::kResourceExhausted:
-      return false;
-    default:
-      return true;
-  }
+int DecodingJobs(int jobs) {
+  if (jobs > 0) return jobs;
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
-absl::StatusOr<std::unique_ptr<TraceInput>> TraceInput::Open(const std::string& path,
-                                                             reader::ReaderOptions options,
-                                                             bool keep_stdin) {
+bool IsIoError(const absl::Status& status) { return !status.ok() && !reader::IsTraceError(status); }
+
+absl::StatusOr<std::vector<std::string>> TraceFilesOf(const std::string& path) {
+  std::error_code error;
+  if (path == "-" || !std::filesystem::is_directory(path, error)) return std::vector{path};
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name[0] == '.') continue;
+    std::error_code type_error;
+    if (!entry.is_regular_file(type_error)) continue;
+    files.push_back(entry.path().string());
+  }
+  if (error) {
+    return absl::UnknownError(absl::StrCat(path, ": cannot list the directory: ", error.message()));
+  }
+  if (files.empty()) {
+    return absl::NotFoundError(absl::StrCat(path, ": the directory holds no trace file"));
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+absl::StatusOr<std::unique_ptr<TraceInput>> TraceInput::Open(
+    const std::string& path, reader::ReaderOptions options, bool keep_stdin,
+    const reader::ParallelOptions* parallel) {
   std::unique_ptr<TraceInput> input(new TraceInput());
   std::error_code error;
-  if (path != "-" && std::filesystem::is_directory(path, error)) {
-    for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
-      const std::string name = entry.path().filename().string();
-      if (name.empty() || name[0] == '.') continue;
-      std::error_code type_error;
-      if (!entry.is_regular_file(type_error)) continue;
-      input->files_.push_back(entry.path().string());
+  const bool directory = path != "-" && std::filesystem::is_directory(path, error);
+  if (parallel != nullptr && parallel->jobs >= 2) {
+    reader::ParallelOptions workers = *parallel;
+    if (directory) {
+      workers.make_work = nullptr;
+      workers.commit = nullptr;
+    } else if (workers.commit) {
+      workers.commit = [input = input.get(),
+                        commit = std::move(workers.commit)](reader::CommittedBlock block) {
+        if (block.events > 0) input->NoteSid(block.sid);
+        commit(std::move(block));
+      };
     }
-    if (error) {
-      return absl::UnknownError(
-          absl::StrCat(path, ": cannot list the directory: ", error.message()));
-    }
-    if (input->files_.empty()) {
-      return absl::NotFoundError(absl::StrCat(path, ": the directory holds no trace file"));
-    }
-    std::sort(input->files_.begin(), input->files_.end());
-  } else {
-    input->files_.push_back(path);
-    if (path == "-" && keep_stdin) {
-      std::ostringstream buffer;
-      buffer << std::cin.rdbuf();
-      input->stdin_copy_ = buffer.str();
-      input->stdin_kept_ = true;
-    }
+    options.parallel = std::make_shared<reader::WorkerPool>(std::move(workers));
+  }
+  absl::StatusOr<std::vector<std::string>> files = TraceFilesOf(path);
+  if (!files.ok()) return files.status();
+  input->files_ = std::move(*files);
+  if (directory) {
+    input->pool_ = std::make_unique<reader::FileSourcePool>();
+  } else if (path == "-" && keep_stdin) {
+    std::ostringstream buffer;
+    buffer << std::cin.rdbuf();
+    input->stdin_copy_ = buffer.str();
+    input->stdin_kept_ = true;
   }
   uint64_t total = 0;
   bool total_known = true;
@@ -96,7 +113,7 @@ absl::StatusOr<std::unique_ptr<TraceInput>> TraceInput::Open(const std::string& 
     readers.push_back(std::move(reader));
   }
   if (total_known) input->total_bytes_ = total;
-  if (readers.size() == 1 && !std::filesystem::is_directory(path, error)) {
+  if (readers.size() == 1 && !directory) {
     input->single_ = std::move(readers[0]);
   } else {
     input->pending_ = std::move(readers);
@@ -107,16 +124,21 @@ absl::StatusOr<std::unique_ptr<TraceInput>> TraceInput::Open(const std::string& 
 absl::StatusOr<std::unique_ptr<reader::ByteSource>> TraceInput::Reopen(size_t index) const {
   const std::string& file = files_[index];
   if (file == "-" && stdin_kept_) return reader::MemorySource(stdin_copy_, "<stdin>");
+  if (pool_ != nullptr) return pool_->Open(file);
   return reader::OpenFileSource(file);
+}
+
+void TraceInput::NoteSid(absl::string_view sid) {
+  if ((sids_.empty() || sids_.back() != sid) &&
+      std::find(sids_.begin(), sids_.end(), sid) == sids_.end()) {
+    sids_.emplace_back(sid);
+  }
 }
 
 absl::StatusOr<const reader::Event*> TraceInput::Next() {
   if (single_ != nullptr) {
     absl::StatusOr<const reader::Event*> event = single_->Next();
-    if (event.ok() && *event != nullptr && (sids_.empty() || sids_.back() != (*event)->sid) &&
-        std::find(sids_.begin(), sids_.end(), (*event)->sid) == sids_.end()) {
-      sids_.emplace_back((*event)->sid);
-    }
+    if (event.ok() && *event != nullptr) NoteSid((*event)->sid);
     return event;
   }
   if (tree_ == nullptr) {

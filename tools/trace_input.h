@@ -18,20 +18,34 @@
 
 namespace tracewire::tools {
 
+// The worker threads for a --jobs value: `jobs` if positive, else the number of cores.
+int DecodingJobs(int jobs);
+
 // True if a reading error is an I/O error (exit code 2) rather than a fault of the trace
 // (the reader's OutOfRange, DataLoss, Unimplemented and ResourceExhausted; exit code 1).
 bool IsIoError(const absl::Status& status);
+
+// The trace files a path names: "-" and a file name themselves; a directory every regular
+// file in it whose name does not start with '.', in name order (NotFound if there is none).
+absl::StatusOr<std::vector<std::string>> TraceFilesOf(const std::string& path);
 
 // One trace argument (FILE, DIR or -) read as a single stream of events.
 class TraceInput {
  public:
   // Opens `path`: "-" is stdin, a directory is read as every regular file in it whose name
-  // does not start with '.', in name order. Fails (I/O errors) if the path cannot be
+  // does not start with '.', in name order (side by side, through a FileSourcePool, so
+  // that any number of files stays under the descriptor limit). Fails (I/O errors) if the path cannot be
   // opened or a directory holds no file. With `keep_stdin`, stdin is read into memory
   // first so that Reopen() works for it too.
-  static absl::StatusOr<std::unique_ptr<TraceInput>> Open(const std::string& path,
-                                                          reader::ReaderOptions options,
-                                                          bool keep_stdin = false);
+  //
+  // With `parallel` (jobs >= 2), generations are decoded on that many worker threads
+  // (reader/parallel_decoding.h). A single file (or stdin) uses its make_work and commit:
+  // commit() gets each block before Next() returns any later event. In a directory the
+  // files' events are merged one by one, so there the workers only decode and Next()
+  // delivers every event.
+  static absl::StatusOr<std::unique_ptr<TraceInput>> Open(
+      const std::string& path, reader::ReaderOptions options, bool keep_stdin = false,
+      const reader::ParallelOptions* parallel = nullptr);
 
   // The next event, nullptr at the end. Errors are trace errors (invalid or truncated
   // data; their messages name the file and byte offset) or I/O errors while reading.
@@ -58,12 +72,15 @@ class TraceInput {
 
  private:
   TraceInput() = default;
+  // Records the process of an event or block delivered from the single file.
+  void NoteSid(absl::string_view sid);
 
   std::vector<std::string> files_;
   std::shared_ptr<uint64_t> bytes_read_ = std::make_shared<uint64_t>(0);
   std::optional<uint64_t> total_bytes_;
   std::string stdin_copy_;
   bool stdin_kept_ = false;
+  std::unique_ptr<reader::FileSourcePool> pool_;  // directory inputs
   std::unique_ptr<reader::Reader> single_;                // one file
   std::vector<std::unique_ptr<reader::Reader>> pending_;  // directory, before merging
   std::unique_ptr<reader::ProcessTreeReader> tree_;       // directory, merging

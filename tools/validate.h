@@ -10,8 +10,8 @@ namespace tracewire::tools {
 // Validates the trace at `input` (FILE, DIR or "-"). Prints "<input>: valid: ..." with the
 // event, generation and process counts on stdout and returns 0, or prints the reader's
 // error (which names the generation and byte offset) on stderr and returns 1; 2 on I/O
-// errors.
-int Validate(const std::string& input);
+// errors. Generations are decoded on `jobs` threads (0: one per core; see DecodingJobs).
+int Validate(const std::string& input, int jobs = 0);
 
 }  // namespace tracewire::tools
 

@@ -15,6 +15,7 @@ struct CommandResult {
   int exit_code = -1;  // the exit status, or 128 + signal number
   std::string out;     // stdout
   std::string err;     // stderr
+  long max_rss_kib = 0;  // peak resident set size of the command (getrusage of the child)
 };
 
 // How to run a command.

@@ -1,5 +1,6 @@
 // End-to-end tests of the `tracewire` command: decode (demo and testtool traces, every
-// format), validate, --salvage, stats, dump, usage errors and --help.
+// format, --git_exact), validate, --salvage, stats, dump (files and directories), usage
+// errors, --help and --version.
 #include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
@@ -83,6 +84,31 @@ TEST(DecodeTest, DemoTraceInEveryFormat) {
       EXPECT_THAT(r.out, HasSubstr("error pathspec 'nonexistent.txt' did not match any file(s)"));
       EXPECT_THAT(r.out, HasSubstr("exit elapsed:"));
     }
+  }
+}
+
+// The demo's atexit and timer events are written by the runtime with no call site: git's
+// own source positions appear only with --git_exact.
+TEST(DecodeTest, GitsOwnSourcePositionsOnlyWithGitExact) {
+  const std::string traces = NewTempDir("demo_sites") + "/traces";
+  mkdir(traces.c_str(), 0755);
+  ASSERT_EQ(RunCommand({Runfile("tools/demo")}, {.env = {{"TRACEWIRE", traces}}}).exit_code, 1);
+  const struct {
+    const char* format;
+    const char* git_site;
+  } cases[] = {{"normal", "trace2/tr2_tgt_normal.c:128 "},
+               {"perf", "trace2/tr2_tgt_perf.c:219 "},
+               {"event", R"("file":"trace2/tr2_tgt_event.c","line":207)"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.format);
+    const std::string format = absl::StrCat("--format=", c.format);
+    const CommandResult plain = RunCommand({Tracewire(), "decode", format, traces});
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    EXPECT_THAT(plain.out, HasSubstr("atexit"));
+    EXPECT_THAT(plain.out, Not(HasSubstr("tr2_tgt_")));
+    const CommandResult exact = RunCommand({Tracewire(), "decode", format, "--git_exact", traces});
+    ASSERT_EQ(exact.exit_code, 0) << exact.err;
+    EXPECT_THAT(exact.out, HasSubstr(c.git_site));
   }
 }
 
@@ -248,7 +274,10 @@ TEST(StatsTest, CountsOfAKnownTrace) {
                                "hook/pre-commit\n"));
   EXPECT_THAT(r.out, HasSubstr("top regions by self time:"));
   const size_t self = r.out.find("top regions by self time:");
-  EXPECT_EQ(Lines(r.out.substr(self)).size(), 5u);  // title, header, 3 regions
+  const std::string section = r.out.substr(self, r.out.find("\n\n", self) - self);
+  EXPECT_EQ(Lines(section).size(), 5u);  // title, header, 3 regions
+  EXPECT_THAT(r.out, HasSubstr("\ntop stacks (events recorded with each; innermost frame "
+                               "first):\n  (no stacks: record some with TRACEWIRE_STACKS)\n"));
 
   // Compressed: the same counts, and a compression ratio.
   const std::string compressed = NewTempDir("stats") + "/compressed.twr";
@@ -264,12 +293,56 @@ TEST(StatsTest, CountsOfAKnownTrace) {
   EXPECT_EQ(decoded.out, RunCommand({Tracewire(), "decode", ImportedTrace()}).out);
 }
 
+// Stacks recorded by the runtime (TRACEWIRE_STACKS) in static functions of testtool, which
+// no dynamic symbol names: the reader names them from the executable's symbol table
+// through the trace's module records, in decode --stacks, dump and stats.
+TEST(StacksTest, SymbolizedInDecodeDumpAndStats) {
+  const std::string dir = NewTempDir("stacks");
+  const std::string trace = dir + "/stacks.twr";
+  const CommandResult ran =
+      RunCommand({Runfile("tools/testtool"), "trace2", "stacks", "3"},
+                 {.env = {{"TRACEWIRE", trace}, {"TRACEWIRE_STACKS", "region_enter"}}});
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+
+  const CommandResult plain = RunCommand({Tracewire(), "decode", trace});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_THAT(plain.out, Not(HasSubstr("\"stack\":[")));  // only when asked
+  const CommandResult event = RunCommand({Tracewire(), "decode", "--stacks", trace});
+  ASSERT_EQ(event.exit_code, 0) << event.err;
+  int stacked = 0;
+  for (const std::string& line : Lines(event.out)) {
+    if (!absl::StrContains(line, "\"label\":\"leaf\"")) continue;
+    if (!absl::StartsWith(line, "{\"event\":\"region_enter\"")) {
+      EXPECT_THAT(line, Not(HasSubstr("\"stack\":[")));  // only the enters have stacks
+      continue;
+    }
+    ++stacked;
+    EXPECT_TRUE(std::regex_search(
+        line, std::regex(R"re("stack":\[\{"pc":"0x[0-9a-f]+","func":"\(anonymous namespace\)::StackLeaf\(int\)","module":"[^"]*/tools/testtool","offset":"0x[0-9a-f]+"\},\{"pc":"0x[0-9a-f]+","func":"\(anonymous namespace\)::StackMiddle\(int\)")re")))
+        << line;
+  }
+  EXPECT_EQ(stacked, 3);
+
+  const CommandResult dump = RunCommand({Tracewire(), "dump", trace});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_THAT(dump.out, HasSubstr(" module id=1 start="));
+  EXPECT_THAT(dump.out, HasSubstr("(stacks of generation 1, symbolized)\n    stack 1:\n      #0  "
+                                  "(anonymous namespace)::StackLeaf(int) ["));
+  EXPECT_THAT(dump.out, HasSubstr("      #1  (anonymous namespace)::StackMiddle(int) ["));
+
+  const CommandResult stats = RunCommand({Tracewire(), "stats", trace});
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  EXPECT_TRUE(std::regex_search(
+      stats.out, std::regex(R"re(\ntop stacks [^\n]*\n +3  #0  \(anonymous namespace\)::StackLeaf\(int\) \[)re")))
+      << stats.out;
+}
+
 TEST(DumpTest, ListsFramesWithOffsets) {
   const CommandResult r = RunCommand({Tracewire(), "dump", ImportedTrace()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<std::string> lines = Lines(r.out);
   ASSERT_GT(lines.size(), 100u);
-  EXPECT_EQ(lines[0], "00000000 file_header version=1");
+  EXPECT_EQ(lines[0], "00000000 file_header version=2");
   EXPECT_THAT(lines[1], StartsWith("00000010 clock_sync gen=1 freq=1000000000 "));
   EXPECT_THAT(lines[2], StartsWith("00000033 process_info gen=1 sid_string="));
   EXPECT_THAT(r.out, HasSubstr("\n  0000005c version dt=1 site=1 exe_string=2\n"));
@@ -278,6 +351,21 @@ TEST(DumpTest, ListsFramesWithOffsets) {
   const size_t size = ReadFile(ImportedTrace()).size();
   const CommandResult truncated = RunCommand({Tracewire(), "dump", Damaged("dump.twr", size - 1)});
   EXPECT_EQ(truncated.exit_code, 1);
+}
+
+TEST(DumpTest, DirectoryListsEachTraceFileUnderItsName) {
+  const std::string dir = NewTempDir("dump_dir");
+  const std::string bytes = ReadFile(ImportedTrace());
+  for (const char* name : {"a.twr", "b.twr"}) WriteFile(dir + "/" + name, bytes);
+  const CommandResult r = RunCommand({Tracewire(), "dump", dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const CommandResult one = RunCommand({Tracewire(), "dump", ImportedTrace()});
+  EXPECT_EQ(r.out, absl::StrCat("== ", dir, "/a.twr\n", one.out, "== ", dir, "/b.twr\n", one.out));
+
+  const CommandResult empty = RunCommand({Tracewire(), "dump", NewTempDir("dump_empty")});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_EQ(empty.out, "");
+  EXPECT_THAT(empty.err, HasSubstr("holds no trace file"));
 }
 
 // ---- Usage ----
@@ -293,6 +381,7 @@ TEST(UsageTest, ErrorsExitWithTwo) {
       {"decode", "--nesting=abc", "x"},
       {"decode", "--nesting=0", "x"},
       {"decode", "--evt=5", "x"},
+      {"decode", "--evt=0", "x"},
       {"decode", "--format"},
       {"validate", "--format=perf", "x"},
       {"stats", "--top=-1", "x"},
@@ -336,6 +425,17 @@ TEST(UsageTest, HelpForEveryCommand) {
     EXPECT_THAT(global.out, HasSubstr(absl::StrCat("  ", command, " ")));
   }
   EXPECT_EQ(RunCommand({Tracewire(), "help"}).out, global.out);
+}
+
+TEST(VersionTest, VersionAndDashDashVersionPrintTheSameLine) {
+  const CommandResult flag = RunCommand({Tracewire(), "--version"});
+  ASSERT_EQ(flag.exit_code, 0) << flag.err;
+  EXPECT_TRUE(std::regex_match(
+      flag.out, std::regex(R"(tracewire version \d+\.\d+\.\d+ \(trace format version \d+\)\n)")))
+      << flag.out;
+  EXPECT_EQ(RunCommand({Tracewire(), "version"}).out, flag.out);
+  EXPECT_EQ(RunCommand({Tracewire(), "version", "x"}).exit_code, 2);
+  EXPECT_THAT(RunCommand({Tracewire(), "help"}).out, HasSubstr("  version "));
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "tests/cli/event_compare.h"
 
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <regex>
 
@@ -35,11 +37,12 @@ std::vector<std::string> CompareLines(
 }
 
 std::vector<std::string> CompareEventStreams(const std::string& expected, const std::string& actual,
-                                             double tolerance_us) {
+                                             double time_tolerance_us, double stated_tolerance_us) {
   return CompareLines(
       expected, actual,
-      [tolerance_us](size_t number, const std::string& want, const std::string& got,
-                     std::vector<std::string>* problems) {
+      [time_tolerance_us, stated_tolerance_us](size_t number, const std::string& want,
+                                               const std::string& got,
+                                               std::vector<std::string>* problems) {
         const std::string where = absl::StrCat("line ", number, ": ");
         if (MaskEventTimes(want) != MaskEventTimes(got)) {
           problems->push_back(
@@ -62,10 +65,10 @@ std::vector<std::string> CompareEventStreams(const std::string& expected, const 
         }
         for (const char* key : {"t_abs", "t_rel"}) {
           if (!a.contains(key)) continue;
-          const double diff = std::fabs(a[key].get<double>() - b[key].get<double>()) * 1e6;
-          if (diff > tolerance_us + 1e-3) {
+          const int64_t diff = std::llabs(std::llround(a[key].get<double>() * 1e6) -
+                                          std::llround(b[key].get<double>() * 1e6));
+          if (diff > stated_tolerance_us)
             problems->push_back(absl::StrCat(where, key, " differs by ", diff, " us"));
-          }
         }
         if (a.contains("time")) {
           absl::Time ta, tb;
@@ -74,7 +77,7 @@ std::vector<std::string> CompareEventStreams(const std::string& expected, const 
           if (!absl::ParseTime(format, a["time"].get<std::string>(), &ta, &error) ||
               !absl::ParseTime(format, b["time"].get<std::string>(), &tb, &error)) {
             problems->push_back(absl::StrCat(where, "bad time: ", error));
-          } else if (absl::AbsDuration(ta - tb) > absl::Microseconds(tolerance_us)) {
+          } else if (absl::AbsDuration(ta - tb) > absl::Microseconds(time_tolerance_us)) {
             problems->push_back(absl::StrCat(where, "time differs by ",
                                              absl::FormatDuration(absl::AbsDuration(ta - tb))));
           }

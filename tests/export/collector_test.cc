@@ -24,6 +24,7 @@
 #include "reader/process_tree.h"
 #include "reader/reader.h"
 #include "reader/sid_parts.h"
+#include "tests/export/collector_support.h"
 #include "tests/export/export_support.h"
 #include "tools/collector/generation_splitter.h"
 
@@ -126,56 +127,6 @@ TEST(GenerationSplitterTest, RejectsMalformedStreams) {
   if (ok.gens[1].gen != ok.gens[0].gen) {
     mixed += std::string(second);
     EXPECT_TRUE(absl::IsDataLoss(SplitAll(mixed, 100).error));
-  }
-}
-
-// A running collector on its own thread.
-class RunningCollector {
- public:
-  explicit RunningCollector(CollectorOptions options) {
-    absl::StatusOr<std::unique_ptr<Collector>> c = Collector::Listen(options);
-    EXPECT_TRUE(c.ok()) << c.status();
-    if (!c.ok()) return;
-    collector_ = std::move(*c);
-    thread_ = std::thread([this] { EXPECT_TRUE(collector_->Run().ok()); });
-  }
-  ~RunningCollector() { Stop(); }
-
-  // Waits (at most 10 s) until no connection is open, then stops the collector.
-  CollectorStats Stop() {
-    if (collector_ == nullptr) return {};
-    if (thread_.joinable()) {
-      const absl::Time deadline = absl::Now() + absl::Seconds(10);
-      while (collector_->stats().active_connections > 0 && absl::Now() < deadline) {
-        absl::SleepFor(absl::Milliseconds(5));
-      }
-      collector_->Stop();
-      thread_.join();
-    }
-    return collector_->stats();
-  }
-
-  Collector* get() { return collector_.get(); }
-
- private:
-  std::unique_ptr<Collector> collector_;
-  std::thread thread_;
-};
-
-int ConnectStream(const std::string& path) {
-  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
-  EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  return fd;
-}
-
-void SendAll(int fd, absl::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-    ASSERT_GT(n, 0);
-    bytes.remove_prefix(n);
   }
 }
 

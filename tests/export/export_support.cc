@@ -128,6 +128,21 @@ absl::StatusOr<std::string> FormatTrace(const std::string& path, targets::Format
   return out;
 }
 
+void ExpectSpansNest(std::vector<std::pair<double, double>> spans, const std::string& where) {
+  // Outer slices first at equal start times.
+  std::sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : a.second > b.second;
+  });
+  std::vector<double> open_ends;
+  for (const auto& [begin, end] : spans) {
+    while (!open_ends.empty() && open_ends.back() <= begin) open_ends.pop_back();
+    if (!open_ends.empty()) {
+      EXPECT_LE(end, open_ends.back()) << "slices overlap on " << where << " at " << begin;
+    }
+    open_ends.push_back(end);
+  }
+}
+
 std::vector<std::string> FilesIn(const std::string& dir) {
   std::vector<std::string> files;
   if (DIR* d = opendir(dir.c_str())) {

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -40,6 +41,10 @@ int RunTool(const std::vector<std::string>& argv, const std::map<std::string, st
 // Formats the trace at `path` (a file: one Reader; a directory: ProcessTreeReader) with
 // `formatter`, including Finish().
 absl::StatusOr<std::string> FormatTrace(const std::string& path, targets::Formatter& formatter);
+
+// Checks with gtest that the [begin, end] time spans of the slices of one track nest: each
+// lies inside the enclosing one or after it. `where` names the track in failure messages.
+void ExpectSpansNest(std::vector<std::pair<double, double>> spans, const std::string& where);
 
 // Regular files of `dir` (full paths, sorted).
 std::vector<std::string> FilesIn(const std::string& dir);

@@ -1,9 +1,12 @@
 // The Chrome and OTLP exporters on hand-made event sequences that real short runs do not
 // produce: a trace followed from its middle (leaves without enters), times that go back
 // across generations, overlapping children, exec'd processes sharing a pid, bytes that are
-// not UTF-8, invalid data_json, signals, truncated processes and very many regions.
+// not UTF-8, invalid data_json, signals, truncated processes and very many regions; for
+// Chrome also flows in every file order, stacks, and hostile times.
 #include <algorithm>
+#include <cmath>
 #include <deque>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -19,6 +22,7 @@
 #include "reader/targets/json_check.h"
 #include "reader/targets/otlp_target.h"
 #include "reader/targets/valid_utf8.h"
+#include "tests/export/export_support.h"
 
 namespace tracewire::testing {
 namespace {
@@ -63,36 +67,47 @@ std::string Format(targets::Formatter& formatter, const std::vector<Event>& even
   return out;
 }
 
-json Chrome(const std::vector<Event>& events) {
+json ChromeDocument(const std::vector<Event>& events) {
   std::unique_ptr<targets::Formatter> f = targets::MakeChromeFormatter({});
   const std::string out = Format(*f, events);
   json doc = json::parse(out, nullptr, false);
-  EXPECT_TRUE(doc.is_array()) << out;
+  EXPECT_TRUE(doc.is_object() && doc["traceEvents"].is_array()) << out;
   return doc;
 }
 
-// Checks per-track increasing ts and B/E nesting; returns the number of B events.
-int CheckNesting(const json& doc) {
+json Chrome(const std::vector<Event>& events) { return ChromeDocument(events)["traceEvents"]; }
+
+// Checks that instants and counters increase per track, that X slices have a positive
+// duration and nest per track; returns the number of X slices. With `exact_doubles` false
+// (times beyond 2^53 ns, where doubles no longer tell nanoseconds apart) times need only
+// not decrease.
+int CheckNesting(const json& events, bool exact_doubles = true) {
   std::map<std::pair<int64_t, int64_t>, double> last;
-  std::map<std::pair<int64_t, int64_t>, int> depth;
-  int begins = 0;
-  for (const json& e : doc) {
-    if (e["ph"] == "M") continue;
+  std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<double, double>>> spans;
+  int slices = 0;
+  for (const json& e : events) {
+    if (e["ph"] == "M" || e["ph"] == "s" || e["ph"] == "f") continue;
     const auto key = std::make_pair(e["pid"].get<int64_t>(), e["tid"].get<int64_t>());
+    if (e["ph"] == "X") {
+      EXPECT_GE(e["dur"].get<double>(), exact_doubles ? 0.001 : 0) << e;
+      spans[key].emplace_back(e["ts"].get<double>(),
+                              e["ts"].get<double>() + e["dur"].get<double>());
+      ++slices;
+      continue;
+    }
     if (last.count(key)) {
-      EXPECT_GT(e["ts"].get<double>(), last[key]) << e;
+      if (exact_doubles) {
+        EXPECT_GT(e["ts"].get<double>(), last[key]) << e;
+      } else {
+        EXPECT_GE(e["ts"].get<double>(), last[key]) << e;
+      }
     }
     last[key] = e["ts"];
-    if (e["ph"] == "B") {
-      ++depth[key];
-      ++begins;
-    }
-    if (e["ph"] == "E") {
-      EXPECT_GE(--depth[key], 0) << e;
-    }
   }
-  for (const auto& [key, d] : depth) EXPECT_EQ(d, 0);
-  return begins;
+  for (const auto& [key, list] : spans) {
+    ExpectSpansNest(list, absl::StrCat("pid ", key.first, " tid ", key.second));
+  }
+  return slices;
 }
 
 TEST(ChromeEdgeTest, FollowedFromTheMiddleOfATrace) {
@@ -105,7 +120,10 @@ TEST(ChromeEdgeTest, FollowedFromTheMiddleOfATrace) {
   p.Add(EventKind::kRegionLeave, 40, 0, 1);
   p.Add(EventKind::kChildExit, 50).child_id = 7;  // its start was never seen
   const json doc = Chrome(p.events());
-  EXPECT_EQ(CheckNesting(doc), 2);  // main's lifetime and "inner"
+  EXPECT_EQ(CheckNesting(doc), 1);  // "inner"
+  int child_exits = 0;
+  for (const json& e : doc) child_exits += e.value("name", "") == "child_exit";
+  EXPECT_EQ(child_exits, 1) << "an unmatched child_exit is kept as an instant";
 }
 
 TEST(ChromeEdgeTest, TimesThatGoBackStillIncreasePerThread) {
@@ -114,7 +132,7 @@ TEST(ChromeEdgeTest, TimesThatGoBackStillIncreasePerThread) {
   p.Add(EventKind::kData, 50, 0, 2).label = "k";  // an earlier time (recalibration)
   p.Add(EventKind::kRegionLeave, 50, 0, 1);
   const json doc = Chrome(p.events());
-  CheckNesting(doc);
+  EXPECT_EQ(CheckNesting(doc), 1);
 }
 
 TEST(ChromeEdgeTest, OverlappingChildrenTakeLanesAndRegionsUnwind) {
@@ -130,12 +148,12 @@ TEST(ChromeEdgeTest, OverlappingChildrenTakeLanesAndRegionsUnwind) {
   p.Add(EventKind::kTimer, 5, 0, 1);                   // unwinds both regions
   Event& c3 = p.Add(EventKind::kChildStart, 6);
   c3.child_id = 3;               // takes lane 0 again
-  p.Add(EventKind::kAtexit, 7);  // closes child 2 and 3 and main
+  p.Add(EventKind::kAtexit, 7);  // ends child 2 and 3
   const json doc = Chrome(p.events());
-  EXPECT_EQ(CheckNesting(doc), 1 + 2 + 3);
+  EXPECT_EQ(CheckNesting(doc), 2 + 3);
   std::set<int64_t> lanes;
   for (const json& e : doc) {
-    if (e["ph"] == "B" && e["cat"] == "child_process") lanes.insert(e["tid"].get<int64_t>());
+    if (e["ph"] == "X" && e.value("cat", "") == "process") lanes.insert(e["tid"].get<int64_t>());
   }
   EXPECT_EQ(lanes, (std::set<int64_t>{1000000000, 1000000001}));
 }
@@ -151,9 +169,163 @@ TEST(ChromeEdgeTest, ExecedProcessesSharingAPidGetTheirOwn) {
   all.insert(all.end(), b.events().begin(), b.events().end());
   all.insert(all.end(), c.events().begin(), c.events().end());
   std::set<int64_t> pids;
-  for (const json& e : Chrome(all)) pids.insert(e["pid"].get<int64_t>());
+  for (const json& e : Chrome(all)) {
+    pids.insert(e["pid"].get<int64_t>());
+    EXPECT_NE(e["ph"], "f") << "no flow without its child slice";
+  }
   ASSERT_EQ(pids.size(), 3u);
   EXPECT_TRUE(pids.count(16));
+}
+
+// A parent (pid 0x10) running child pid 0x11, whose events come `child_at` in the stream:
+// 0 = before the parent's child_start, 1 = between child_start and child_exit, 2 = after
+// child_exit (files appended in that order). The flow's "s" always comes before its "f".
+void CheckFlow(int child_at) {
+  Events parent("A-P00000010");
+  Events child("A-P00000010/B-P00000011");
+  child.Add(EventKind::kVersion, 20);
+  child.Add(EventKind::kAtexit, 30);
+  parent.Add(EventKind::kVersion, 0);
+  Event& start = parent.Add(EventKind::kChildStart, 10);
+  start.child_id = 4;
+  start.argv = {"/bin/b"};
+  Event& exit = parent.Add(EventKind::kChildExit, 40);
+  exit.child_id = 4;
+  exit.pid = 0x11;
+  std::vector<Event> all;
+  const auto add = [&all](const std::vector<Event>& events) {
+    all.insert(all.end(), events.begin(), events.end());
+  };
+  if (child_at == 0) add(child.events());
+  all.push_back(parent.events()[0]);
+  all.push_back(parent.events()[1]);
+  if (child_at == 1) add(child.events());
+  all.push_back(parent.events()[2]);
+  if (child_at == 2) add(child.events());
+  const json doc = Chrome(all);
+  int s_index = -1, f_index = -1;
+  json child_slice, first_child_event;
+  for (size_t i = 0; i < doc.size(); ++i) {
+    const json& e = doc[i];
+    if (e["ph"] == "s") s_index = static_cast<int>(i);
+    if (e["ph"] == "f") f_index = static_cast<int>(i);
+    if (e["ph"] == "X" && e["name"] == "child b") child_slice = e;
+    if (e["ph"] == "i" && e["name"] == "version" && e["pid"] == 0x11) first_child_event = e;
+  }
+  ASSERT_GE(s_index, 0);
+  ASSERT_GT(f_index, s_index) << "the DevTools engine reads flow events in file order";
+  const json& s = doc[s_index];
+  const json& f = doc[f_index];
+  EXPECT_EQ(s["id"], f["id"]);
+  EXPECT_EQ(s["cat"], "process");
+  EXPECT_EQ(f["cat"], "process");
+  // Each flow event is bound to an event of the same category at the same time and track.
+  EXPECT_EQ(s["ts"], child_slice["ts"]);
+  EXPECT_EQ(s["tid"], child_slice["tid"]);
+  EXPECT_EQ(child_slice["cat"], "process");
+  EXPECT_EQ(f["ts"], first_child_event["ts"]);
+  EXPECT_EQ(f["pid"], first_child_event["pid"]);
+  EXPECT_EQ(first_child_event["cat"], "process");
+}
+
+TEST(ChromeEdgeTest, FlowFromChildSliceToChildProcessInAnyOrder) {
+  for (int child_at = 0; child_at < 3; ++child_at) {
+    SCOPED_TRACE(child_at);
+    CheckFlow(child_at);
+  }
+}
+
+TEST(ChromeEdgeTest, StacksBecomeStackFrames) {
+  const std::vector<reader::SymbolFrame> stack = {
+      {0x401000, "leaf", "src/leaf.cc", 12},  // innermost first
+      {0x402000, "", "", 0},                  // not symbolized
+      {0x403000, "main", "src/main.cc", 3},
+  };
+  const std::vector<reader::SymbolFrame> other = {
+      {0x404000, "other", "", 0},
+      {0x403000, "main", "src/main.cc", 3},
+  };
+  Events p("A-P00000010");
+  Event& enter = p.Add(EventKind::kRegionEnter, 0, 0, 1);
+  enter.label = "r";
+  enter.stack = stack;
+  Event& data = p.Add(EventKind::kData, 1, 0, 2);
+  data.label = "k";
+  data.stack = other;
+  Event& leave = p.Add(EventKind::kRegionLeave, 2, 0, 1);
+  leave.stack = stack;
+  const json doc = ChromeDocument(p.events());
+  const json& frames = doc["stackFrames"];
+  ASSERT_EQ(frames.size(), 4u) << frames << " (main is shared)";
+  // Walks from the leaf frame id to the root; returns the names, innermost first.
+  const auto walk = [&frames](const json& id) {
+    std::vector<std::string> names;
+    std::string key = id.is_string() ? id.get<std::string>() : std::to_string(id.get<int64_t>());
+    for (int guard = 0; guard < 10 && frames.contains(key); ++guard) {
+      names.push_back(frames[key]["name"]);
+      if (!frames[key].contains("parent")) break;
+      key = frames[key]["parent"];
+    }
+    return names;
+  };
+  json region, instant;
+  for (const json& e : doc["traceEvents"]) {
+    if (e["ph"] == "X") region = e;
+    if (e["ph"] == "i" && e["name"] == "k") instant = e;
+  }
+  ASSERT_TRUE(region.contains("sf") && region.contains("esf") && instant.contains("sf")) << doc;
+  EXPECT_EQ(walk(region["sf"]), (std::vector<std::string>{"leaf", "0x402000", "main"}));
+  EXPECT_EQ(region["sf"], region["esf"]);
+  EXPECT_EQ(walk(instant["sf"]), (std::vector<std::string>{"other", "main"}));
+  EXPECT_EQ(frames[std::to_string(region["sf"].get<int64_t>())]["category"], "src/leaf.cc:12");
+}
+
+// Times a hostile trace can make the reader deliver: the ends of absl::Time's range and
+// values beyond int64_t nanoseconds. The output stays valid JSON with finite, ordered times
+// (a fuzzer once found a signed overflow where a saturated time was incremented, and one
+// where INT64_MIN was negated to format it).
+TEST(ChromeEdgeTest, HostileTimesNeverOverflow) {
+  const absl::Time times[] = {absl::InfiniteFuture(), absl::InfinitePast(),
+                              absl::FromUnixSeconds(int64_t{1} << 40),
+                              absl::FromUnixSeconds(-(int64_t{1} << 40)), kT0};
+  for (const absl::Time first : times) {
+    Events p("A-P00000010");
+    const auto add = [&p](EventKind kind, absl::Time t, int nesting) -> Event& {
+      Event& e = p.Add(kind, 0, 0, nesting);
+      e.time = t;
+      e.label = "x";
+      return e;
+    };
+    add(EventKind::kRegionEnter, first, 1);
+    for (const absl::Time t : times) {
+      add(EventKind::kData, t, 2);
+      add(EventKind::kData, t, 2);  // the same saturated time again: incremented
+    }
+    add(EventKind::kRegionLeave, absl::InfinitePast(), 1);
+    add(EventKind::kRegionEnter, absl::InfiniteFuture(), 1);  // left open: ends at Finish
+    const json doc = Chrome(p.events());
+    EXPECT_EQ(CheckNesting(doc, /*exact_doubles=*/false), 2);
+    for (const json& e : doc) {
+      if (e["ph"] == "M") continue;
+      EXPECT_TRUE(e["ts"].is_number()) << e;
+      // Clamped to 2^61 ns (2305843009213693.952 us), plus 1 ns per event at most.
+      EXPECT_LE(std::abs(e["ts"].get<double>()), 2305843009213694.0 + 1) << e;
+    }
+  }
+}
+
+TEST(ChromeEdgeTest, MicrosecondsOfEveryInt64) {
+  const auto micros = [](int64_t ns) {
+    std::string out;
+    targets::AppendChromeMicros(ns, &out);
+    return out;
+  };
+  EXPECT_EQ(micros(0), "0.000");
+  EXPECT_EQ(micros(1), "0.001");
+  EXPECT_EQ(micros(-1500), "-1.500");
+  EXPECT_EQ(micros(123456789), "123456.789");
+  EXPECT_EQ(micros(std::numeric_limits<int64_t>::max()), "9223372036854775.807");
+  EXPECT_EQ(micros(std::numeric_limits<int64_t>::min()), "-9223372036854775.808");
 }
 
 TEST(ChromeEdgeTest, InvalidBytesAndJsonStayValidJson) {
@@ -249,6 +421,13 @@ TEST(OtlpEdgeTest, SignalTruncationAndOpenSpans) {
             by_name["git:status#fast"]["endTimeUnixNano"]);
   ASSERT_TRUE(by_name.count("unknown"));  // no start event: no exe
   EXPECT_EQ(Attr(by_name["unknown"], "trace2.cmd.exit_code"), "-1");
+  // Status: a signal is an ERROR; what the trace does not finish stays UNSET.
+  EXPECT_EQ(by_name["git:status#fast"]["status"],
+            json({{"message", "killed by signal 13"}, {"code", 2}}));
+  EXPECT_FALSE(by_name["unknown"].contains("status"));
+  EXPECT_FALSE(by_name["child(class:)"].contains("status"));
+  EXPECT_FALSE(by_name["exec(true)"].contains("status"));
+  EXPECT_FALSE(by_name["region(C,r)"].contains("status"));
   ASSERT_TRUE(by_name.count("th01:w"));
   EXPECT_EQ(by_name["region(C,t)"]["parentSpanId"], by_name["th01:w"]["spanId"]);
 }

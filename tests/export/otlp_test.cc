@@ -1,7 +1,8 @@
 // The OTLP/JSON exporter on real traces (the demo and a 3-level testtool tree, from one
 // file and from a directory): every line is an ExportTraceServiceRequest with the fields
-// OTLP/JSON requires, ids follow trace2receiver's sid rules, every parent exists, and
-// every span lies within its parent.
+// OTLP/JSON requires, ids follow trace2receiver's sid rules, every parent exists, every
+// span lies within its parent, trace2receiver's attributes are strings and the OTel
+// semantic-convention ones typed, and failed processes and children have an ERROR status.
 #include <openssl/evp.h>
 
 #include <cstdint>
@@ -50,6 +51,7 @@ struct Span {
   uint64_t start = 0;
   uint64_t end = 0;
   std::map<std::string, std::string> attributes;
+  std::map<std::string, std::string> resource;
 
   std::string Attr(const std::string& key) const {
     auto it = attributes.find(key);
@@ -69,15 +71,24 @@ uint64_t Nanos(const json& value) {
   return n;
 }
 
+// The attributes as key -> string: trace2receiver's (and the other string attributes) by
+// value; the typed OTel semantic-convention ones as the JSON text of their AnyValue.
 std::map<std::string, std::string> Attributes(const json& list) {
   std::map<std::string, std::string> out;
   EXPECT_TRUE(list.is_array()) << list;
   for (const json& a : list) {
     EXPECT_TRUE(a.contains("key") && a["key"].is_string()) << a;
-    EXPECT_TRUE(a.contains("value") && a["value"].contains("stringValue") &&
-                a["value"]["stringValue"].is_string())
-        << "trace2receiver writes every value as a string: " << a;
-    if (a["value"]["stringValue"].is_string()) out[a["key"]] = a["value"]["stringValue"];
+    EXPECT_TRUE(a.contains("value") && a["value"].is_object() && a["value"].size() == 1) << a;
+    const std::string key = a.value("key", "");
+    if (absl::StartsWith(key, "trace2.") || absl::StartsWith(key, "service.")) {
+      EXPECT_TRUE(a["value"].contains("stringValue") && a["value"]["stringValue"].is_string())
+          << "trace2receiver writes every value as a string: " << a;
+    }
+    if (a["value"].contains("stringValue") && a["value"]["stringValue"].is_string()) {
+      out[key] = a["value"]["stringValue"];
+    } else {
+      out[key] = a["value"].dump();
+    }
   }
   return out;
 }
@@ -101,7 +112,8 @@ std::vector<Span> Parse(const std::string& text) {
       EXPECT_EQ(resource.at("service.instance.id"), sid);
       EXPECT_TRUE(rs["scopeSpans"].is_array() && rs["scopeSpans"].size() == 1) << line;
       for (const json& ss : rs["scopeSpans"]) {
-        EXPECT_TRUE(ss["scope"]["name"].is_string());
+        EXPECT_EQ(ss["scope"]["name"], "tracewire");
+        EXPECT_TRUE(ss["scope"]["version"].is_string() && !ss["scope"]["version"].empty());
         EXPECT_TRUE(ss["spans"].is_array());
         for (const json& s : ss["spans"]) {
           Span span;
@@ -125,6 +137,7 @@ std::vector<Span> Parse(const std::string& text) {
           span.end = Nanos(s["endTimeUnixNano"]);
           EXPECT_LE(span.start, span.end) << s;
           span.attributes = Attributes(s["attributes"]);
+          span.resource = resource;
           spans.push_back(std::move(span));
         }
       }
@@ -217,6 +230,24 @@ void CheckDemo(const std::string& path) {
   EXPECT_TRUE(absl::StrContains(root.Attr("trace2.process.counters"), "\"files\""));
   EXPECT_TRUE(absl::StrContains(root.Attr("trace2.param.set"), "core.editor"));
   EXPECT_TRUE(absl::StrContains(root.Attr("trace2.repo.set"), "/tmp/demo-worktree"));
+  // OTel semantics: status, typed process attributes, scope.
+  EXPECT_EQ(
+      root.raw["status"],
+      json({{"code", 2}, {"message", "pathspec 'nonexistent.txt' did not match any file(s)"}}));
+  EXPECT_EQ(child.raw["status"], json({{"code", 1}}));
+  EXPECT_EQ(root.Attr("process.exit.code"), R"({"intValue":"1"})");
+  const std::string pid_hex = root.sid.substr(root.sid.rfind("-P") + 2);
+  const std::string pid = absl::StrCat(R"({"intValue":")", std::stoul(pid_hex, nullptr, 16), "\"}");
+  EXPECT_EQ(root.Attr("process.pid"), pid);
+  EXPECT_EQ(root.resource.at("process.pid"), pid);
+  EXPECT_EQ(child.resource.at("process.parent_pid"), pid);
+  EXPECT_EQ(root.resource.at("process.executable.name"), "demo");
+  const json args = json::parse(root.resource.at("process.command_args"));
+  ASSERT_EQ(args["arrayValue"]["values"].size(), 1u) << args;
+  EXPECT_TRUE(
+      absl::EndsWith(args["arrayValue"]["values"][0]["stringValue"].get<std::string>(), "/demo"));
+  ASSERT_EQ(root.raw["events"].size(), 1u) << root.raw;
+  EXPECT_EQ(root.raw["events"][0]["name"], "exception");
   EXPECT_EQ(child.raw["name"], "demo:child");
   EXPECT_EQ(child.Attr("trace2.cmd.exit_code"), "0");
   EXPECT_EQ(child.Attr("trace2.cmd.hierarchy"), "status/child");
@@ -230,6 +261,10 @@ void CheckDemo(const std::string& path) {
   for (const Span& s : spans) {
     if (s.type() == "thread") {
       EXPECT_TRUE(absl::EndsWith(s.raw["name"].get<std::string>(), ":preload_index"));
+      EXPECT_EQ(s.Attr("thread.name"), s.raw["name"]);
+      EXPECT_TRUE(
+          std::regex_match(s.Attr("thread.id"), std::regex(R"(\{"intValue":"[1-9][0-9]*"\})")))
+          << s.Attr("thread.id");
       EXPECT_TRUE(absl::StrContains(s.Attr("trace2.thread.counters"), "\"files\""));
     }
     if (s.type() == "child") {
@@ -237,6 +272,10 @@ void CheckDemo(const std::string& path) {
       EXPECT_EQ(s.Attr("trace2.child.class"), "demo");
       EXPECT_EQ(s.Attr("trace2.child.exitcode"), "0");
       EXPECT_EQ(std::stoll(s.Attr("trace2.child.pid")) > 0, true);
+      EXPECT_EQ(s.Attr("process.pid"),
+                absl::StrCat(R"({"intValue":")", s.Attr("trace2.child.pid"), "\"}"));
+      EXPECT_EQ(s.Attr("process.exit.code"), R"({"intValue":"0"})");
+      EXPECT_EQ(s.raw["status"], json({{"code", 1}}));
       EXPECT_EQ(json::parse(s.Attr("trace2.child.argv"), nullptr, false)[1], "child");
       // The child process runs within the child span (1 ms of clock slack).
       EXPECT_GE(child.start + 1000000, s.start);
@@ -250,6 +289,11 @@ void CheckDemo(const std::string& path) {
       EXPECT_EQ(s.Attr("trace2.region.data"), "{\"index\":{\"read/cache_nr\":\"31\"}}");
       EXPECT_EQ(s.Attr("trace2.region.nesting"), "2");
       EXPECT_EQ(s.Attr("trace2.region.repoid"), "1");
+      EXPECT_EQ(s.Attr("code.filepath"), "tools/demo.cc");
+      EXPECT_TRUE(
+          std::regex_match(s.Attr("code.lineno"), std::regex(R"(\{"intValue":"[1-9][0-9]*"\})")));
+      EXPECT_EQ(s.Attr("thread.name"), "main");
+      EXPECT_EQ(s.Attr("thread.id"), R"({"intValue":"0"})");
     }
   }
 }

@@ -43,7 +43,46 @@ absl::StatusOr<std::optional<std::string>> FindString(absl::string_view frames, 
   }
 }
 
+// The raw generation inside a compressed_generation frame.
+absl::StatusOr<std::string> Decompress(const format::RawEvent& frame, size_t max_generation_size) {
+  const uint64_t raw_length = frame.Arg("raw_length");
+  if (raw_length > max_generation_size) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("compressed generation of ", raw_length, " bytes exceeds the limit"));
+  }
+  std::string raw(raw_length, '\0');
+  const size_t n = ZSTD_decompress(raw.data(), raw.size(), frame.data.data(), frame.data.size());
+  if (ZSTD_isError(n) || n != raw_length) {
+    return absl::DataLossError("compressed generation does not decompress to raw_length bytes");
+  }
+  return raw;
+}
+
 }  // namespace
+
+absl::StatusOr<bool> GenerationEndsProcess(absl::string_view frames, size_t max_generation_size) {
+  format::RecordDecoder decoder(frames, 0, format::Scope::kFrame);
+  format::RawEvent frame;
+  while (true) {
+    absl::StatusOr<bool> more = decoder.Next(&frame);
+    if (!more.ok()) return more.status();
+    if (!*more) return false;
+    if (Is(frame, EventType::kCompressedGeneration)) {
+      absl::StatusOr<std::string> raw = Decompress(frame, max_generation_size);
+      if (!raw.ok()) return raw.status();
+      return GenerationEndsProcess(*raw, max_generation_size);
+    }
+    if (!Is(frame, EventType::kEventBatch)) continue;
+    format::RecordDecoder body(frame.body, frame.body_offset, format::Scope::kEventBody);
+    format::RawEvent record;
+    while (true) {
+      absl::StatusOr<bool> has = body.Next(&record);
+      if (!has.ok()) return has.status();
+      if (!*has) break;
+      if (Is(record, EventType::kAtexit) || Is(record, EventType::kSignal)) return true;
+    }
+  }
+}
 
 absl::StatusOr<std::string> GenerationSid(absl::string_view frames, size_t max_generation_size) {
   format::RecordDecoder decoder(frames, 0, format::Scope::kFrame);
@@ -55,18 +94,9 @@ absl::StatusOr<std::string> GenerationSid(absl::string_view frames, size_t max_g
     if (!*more) break;
     if (Is(frame, EventType::kProcessInfo)) sid_id = frame.Arg("sid_string");
     if (Is(frame, EventType::kCompressedGeneration)) {
-      const uint64_t raw_length = frame.Arg("raw_length");
-      if (raw_length > max_generation_size) {
-        return absl::ResourceExhaustedError(
-            absl::StrCat("compressed generation of ", raw_length, " bytes exceeds the limit"));
-      }
-      std::string raw(raw_length, '\0');
-      const size_t n =
-          ZSTD_decompress(raw.data(), raw.size(), frame.data.data(), frame.data.size());
-      if (ZSTD_isError(n) || n != raw_length) {
-        return absl::DataLossError("compressed generation does not decompress to raw_length bytes");
-      }
-      return GenerationSid(raw, max_generation_size);
+      absl::StatusOr<std::string> raw = Decompress(frame, max_generation_size);
+      if (!raw.ok()) return raw.status();
+      return GenerationSid(*raw, max_generation_size);
     }
   }
   if (!sid_id.has_value() || *sid_id == 0) return std::string();

@@ -76,6 +76,12 @@ class GenerationSplitter {
 absl::StatusOr<std::string> GenerationSid(absl::string_view frames,
                                           size_t max_generation_size = format::kMaxGenerationSize);
 
+// True if the generation whose frames are `frames` (as for GenerationSid) records its
+// process's end: an atexit or signal event. Errors: malformed frames or batch bodies, a bad
+// compressed payload.
+absl::StatusOr<bool> GenerationEndsProcess(absl::string_view frames,
+                                           size_t max_generation_size = format::kMaxGenerationSize);
+
 }  // namespace tracewire::tools
 
 #endif  // TRACEWIRE_TOOLS_COLLECTOR_GENERATION_SPLITTER_H_
