@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
 # Runs the whole tracewire test suite with Bazel — every test, then the reader and format
-# tests again under ASan+UBSan (--config=asan) — and prints "N passed, N failed" (counted
-# per GoogleTest case from Bazel's test.xml files) as its last line. Exits non-zero if any
-# test failed or if no test ran. Extra arguments go to every `bazel test`.
+# tests again under ASan+UBSan (--config=asan), the runtime tests under ThreadSanitizer
+# (--config=tsan), the fuzz targets (clang + libFuzzer, ASan+UBSan:
+# tests/fuzz/run_fuzzers.sh replays every committed input and fuzzes each target for
+# $TRACEWIRE_FUZZ_SECONDS, default 60), then installs tracewire into a temporary prefix
+# and builds and runs the examples with make, CMake and a separate Bazel workspace
+# (tests/examples/run_examples.sh, one count per check). Prints "N passed, N failed"
+# (GoogleTest cases from Bazel's test.xml files, plus one per fuzz target and per example
+# check) as its last line.
+# Exits non-zero if any test failed or if no test ran. Extra arguments go to every
+# `bazel test`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tools/install_deps.sh || exit 1
+# The consumers the output is checked with (DevTools trace engine, speedscope, the
+# OpenTelemetry schema), pinned by tests/consumers/package-lock.json.
+if ! npm ci --ignore-scripts --no-audit --no-fund --prefix tests/consumers >/dev/null; then
+  echo "tracewire: npm ci in tests/consumers failed; the consumer tests will fail" >&2
+fi
 
 common_flags=(--test_output=errors --test_summary=short)
 if [ "${CI:-}" = "true" ]; then
@@ -72,6 +84,43 @@ run_suite() {
 
 run_suite "all tests" -- //...
 run_suite "reader and format under ASan+UBSan" --config=asan -- //tests/reader/... //tests/format/...
+run_suite "runtime under ThreadSanitizer" --config=tsan -- //tests/runtime/...
+
+# Fuzzing: one count per target ("fuzz: N passed, N failed").
+echo "== fuzz targets: tests/fuzz/run_fuzzers.sh"
+tests/fuzz/run_fuzzers.sh 2>&1 | tee "$log"
+fuzz_status=${PIPESTATUS[0]}
+fuzz_line=$(grep -E '^fuzz: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+fuzz_passed=$(sed -n 's/^fuzz: \([0-9]*\) passed.*/\1/p' <<<"$fuzz_line")
+fuzz_failed=$(sed -n 's/.* \([0-9]*\) failed$/\1/p' <<<"$fuzz_line")
+passed=$((passed + ${fuzz_passed:-0}))
+failed=$((failed + ${fuzz_failed:-1}))
+if [ "$fuzz_status" -ne 0 ]; then
+  overall_status=$fuzz_status
+  [ "${fuzz_failed:-0}" -eq 0 ] && failed=$((failed + 1))
+fi
+
+# The examples, built the way a user of the installed tracewire builds them. The install
+# uses the configuration the tests were built in, so it rebuilds almost nothing.
+run_examples() {
+  echo "== examples: tests/examples/run_examples.sh -c fastbuild"
+  tests/examples/run_examples.sh -c fastbuild 2>&1 | tee "$log"
+  local status=${PIPESTATUS[0]}
+  local summary
+  summary=$(grep -E '^examples: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+  if [ -z "$summary" ]; then
+    echo "tracewire: the examples ended without a summary" >&2
+    failed=$((failed + 1))
+    overall_status=1
+    return
+  fi
+  passed=$((passed + $(sed -E 's/^examples: ([0-9]+) passed.*/\1/' <<<"$summary")))
+  failed=$((failed + $(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$summary")))
+  if [ "$status" -ne 0 ]; then
+    overall_status=$status
+  fi
+}
+run_examples
 
 echo "${passed} passed, ${failed} failed"
 if [ "$overall_status" -ne 0 ] || [ "$failed" -ne 0 ] || [ "$passed" -eq 0 ]; then

@@ -2,7 +2,28 @@
 
 Link and compile flags are read from `pkg-config` when the repository is set up,
 so the Debian packages' own metadata decides them; nothing is downloaded.
+
+With `static = True` the modules' own libraries are linked from their `.a` files
+(`-l:libNAME.a`, in the order `pkg-config --static --libs` gives), so a program
+linking the target does not load them as shared libraries at start-up. What the
+modules need privately from the C library and the toolchain (`-pthread`, `-ldl`,
+`-lrt`, `-latomic`, ...) stays as pkg-config states it.
 """
+
+# Libraries of the C library and the compiler that are never linked from a `.a` here.
+_SYSTEM_LIBRARIES = [
+    "atomic",
+    "c",
+    "dl",
+    "gcc",
+    "gcc_s",
+    "m",
+    "pthread",
+    "resolv",
+    "rt",
+    "stdc++",
+    "util",
+]
 
 def _run_pkg_config(ctx, args):
     result = ctx.execute(["pkg-config"] + args)
@@ -11,14 +32,46 @@ def _run_pkg_config(ctx, args):
              (" ".join(args), result.stderr))
     return [word for word in result.stdout.strip().split(" ") if word]
 
+def _find_archive(ctx, archive, dirs):
+    """True if `archive` is in one of `dirs` or on the compiler's library search path."""
+    for d in dirs:
+        if ctx.path(d + "/" + archive).exists:
+            return True
+
+    # Debian's libzstd.pc names /usr/lib as its libdir; the compiler knows where it is.
+    result = ctx.execute([ctx.os.environ.get("CC", "cc"), "-print-file-name=" + archive])
+    return result.return_code == 0 and result.stdout.strip() != archive
+
+def _static_linkopts(ctx, modules):
+    libs = _run_pkg_config(ctx, ["--static", "--libs"] + modules)
+    own = [flag[2:] for flag in _run_pkg_config(ctx, ["--libs-only-l"] + modules)]
+    dirs = [flag[2:] for flag in libs if flag.startswith("-L")]
+    for module in modules:
+        dirs.extend(_run_pkg_config(ctx, ["--variable=libdir", module]))
+    linkopts = []
+    for flag in libs:
+        name = flag[2:]
+        if not flag.startswith("-l") or name not in own or name in _SYSTEM_LIBRARIES:
+            linkopts.append(flag)
+            continue
+        archive = "lib%s.a" % name
+        if not _find_archive(ctx, archive, dirs):
+            fail("pkg-config module(s) %s: %s has no static library %s" %
+                 (" ".join(modules), flag, archive))
+        linkopts.append("-l:" + archive)
+    return linkopts
+
 def _pkg_config_library_impl(ctx):
     modules = ctx.attr.modules
-    libs = _run_pkg_config(ctx, ["--libs"] + modules)
+    if ctx.attr.static:
+        libs = _static_linkopts(ctx, modules)
+    else:
+        libs = _run_pkg_config(ctx, ["--libs"] + modules)
     cflags = _run_pkg_config(ctx, ["--cflags"] + modules)
     copts = [flag for flag in cflags if not flag.startswith("-I/usr/include")]
     ctx.file("WORKSPACE", "workspace(name = \"%s\")\n" % ctx.name)
     ctx.file("BUILD.bazel", """\
-# Generated from `pkg-config --libs --cflags {modules}`.
+# Generated from `pkg-config {mode}--libs --cflags {modules}`.
 cc_library(
     name = "lib",
     copts = {copts},
@@ -26,6 +79,7 @@ cc_library(
     visibility = ["//visibility:public"],
 )
 """.format(
+        mode = "--static " if ctx.attr.static else "",
         modules = " ".join(modules),
         copts = repr(copts),
         linkopts = repr(libs),
@@ -35,6 +89,10 @@ pkg_config_library = repository_rule(
     implementation = _pkg_config_library_impl,
     attrs = {
         "modules": attr.string_list(mandatory = True),
+        "static": attr.bool(
+            default = False,
+            doc = "Link the modules' own libraries from their .a files.",
+        ),
     },
     local = True,
     environ = ["PKG_CONFIG_PATH"],

@@ -1,0 +1,77 @@
+"""tracewire_dependencies(): every repository tracewire needs, declared offline.
+
+tracewire's own WORKSPACE calls it, and so does the WORKSPACE of a project that uses
+tracewire from Bazel:
+
+    local_repository(name = "tracewire", path = "/path/to/tracewire")
+    load("@tracewire//:deps.bzl", "tracewire_dependencies")
+    tracewire_dependencies()
+
+Nothing is downloaded. The rule sets Bazel 4 expects (rules_cc, rules_java,
+remote_coverage_tools) are small local stand-ins shipped under third_party/, and the
+C++ libraries come from Debian -dev packages through pkg-config. Abseil, zstd and
+libcrypto are linked from their static libraries, so a traced program does not load
+them at start-up. A repository the calling workspace already declares is left alone.
+Repositories are only set up when a target needs them: a project that builds
+@tracewire//runtime needs libabsl-dev, libzstd-dev and libssl-dev, not the test
+libraries.
+"""
+
+load("//third_party:pkg_config.bzl", "pkg_config_library")
+
+def _local_stand_in_impl(ctx):
+    # The stand-in's directory inside the tracewire repository, wherever that is.
+    marker = ctx.path(ctx.attr.marker)
+    for entry in marker.dirname.readdir():
+        ctx.symlink(entry, entry.basename)
+
+# A repository made of a directory of the tracewire repository (found through one of its
+# files, so it works when tracewire is itself an external repository).
+_local_stand_in = repository_rule(
+    implementation = _local_stand_in_impl,
+    attrs = {"marker": attr.label(mandatory = True, allow_single_file = True)},
+    local = True,
+)
+
+# Abseil modules used by the runtime, the reader and the command.
+_ABSL_MODULES = [
+    "absl_status",
+    "absl_statusor",
+    "absl_strings",
+    "absl_str_format",
+    "absl_flat_hash_map",
+    "absl_flat_hash_set",
+    "absl_time",
+    "absl_synchronization",
+    "absl_flags",
+    "absl_flags_parse",
+    "absl_flags_usage",
+    "absl_random_random",
+]
+
+def _maybe(rule, name, **kwargs):
+    if not native.existing_rule(name):
+        rule(name = name, **kwargs)
+
+def tracewire_dependencies():
+    """Declares the repositories tracewire's targets need (see the file's comment)."""
+    for name in ["rules_cc", "rules_java", "remote_coverage_tools"]:
+        _maybe(
+            _local_stand_in,
+            name = name,
+            marker = Label("//third_party/%s:WORKSPACE" % name),
+        )
+
+    # Linked into the runtime and the command: static, so nothing is loaded at start-up.
+    _maybe(pkg_config_library, name = "system_absl", modules = _ABSL_MODULES, static = True)
+    _maybe(pkg_config_library, name = "system_zstd", modules = ["libzstd"], static = True)
+    _maybe(pkg_config_library, name = "system_crypto", modules = ["libcrypto"], static = True)
+
+    # The command only (the reader's symbolizer, OTLP/HTTP export): not part of the runtime.
+    _maybe(pkg_config_library, name = "system_curl", modules = ["libcurl"])
+    _maybe(pkg_config_library, name = "system_dw", modules = ["libdw"])
+
+    # Tests and benchmarks only.
+    _maybe(pkg_config_library, name = "system_gtest", modules = ["gtest", "gmock"])
+    _maybe(pkg_config_library, name = "system_gtest_main", modules = ["gtest_main"])
+    _maybe(pkg_config_library, name = "system_benchmark", modules = ["benchmark"])
