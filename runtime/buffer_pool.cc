@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace tracewire::runtime {
@@ -80,8 +81,14 @@ void BufferPool::AddSlabLocked(Slab slab, size_t count) {
   total_ += count;
 }
 
+void BufferPool::SetLowWater(size_t buffers) {
+  std::lock_guard<std::mutex> lock(mu_);
+  low_water_ = std::clamp<size_t>(buffers, 1, kLowWater);
+  UpdateWantsRefillLocked();
+}
+
 void BufferPool::UpdateWantsRefillLocked() {
-  wants_refill_.store(lazy_count_ > 0 || free_count_ < kLowWater, std::memory_order_relaxed);
+  wants_refill_.store(lazy_count_ > 0 || free_count_ < low_water_, std::memory_order_relaxed);
 }
 
 Buffer* BufferPool::Take() {
@@ -125,24 +132,28 @@ void BufferPool::Refill() {
   Slab lazy[kMaxLazySlabs];
   size_t lazy_count;
   size_t free_count;
+  size_t low_water;
   {
     std::lock_guard<std::mutex> lock(mu_);
     lazy_count = lazy_count_;
     for (size_t i = 0; i < lazy_count; ++i) lazy[i] = lazy_slabs_[i];
     lazy_count_ = 0;
     free_count = free_count_;
+    low_water = low_water_;
   }
   for (size_t i = 0; i < lazy_count; ++i) Populate(lazy[i].memory, lazy[i].size, false);
   // Up to twice the low-water mark, so that the recording threads can go on while this
   // thread writes a generation.
-  while (free_count < 2 * kLowWater) {
-    Slab eager{nullptr, kEagerSlabBuffers * kBufferSize};
-    eager.memory = MapAligned(eager.size, kHugePage);
+  const size_t slab_buffers = std::min(kEagerSlabBuffers, 2 * low_water);
+  const bool huge = slab_buffers == kEagerSlabBuffers;
+  while (free_count < 2 * low_water) {
+    Slab eager{nullptr, slab_buffers * kBufferSize};
+    eager.memory = MapAligned(eager.size, huge ? kHugePage : kBufferSize);
     if (eager.memory == nullptr) break;
-    madvise(eager.memory, eager.size, MADV_HUGEPAGE);
+    if (huge) madvise(eager.memory, eager.size, MADV_HUGEPAGE);
     Populate(eager.memory, eager.size, true);
     std::lock_guard<std::mutex> lock(mu_);
-    AddSlabLocked(eager, kEagerSlabBuffers);
+    AddSlabLocked(eager, slab_buffers);
     free_count = free_count_;
   }
   std::lock_guard<std::mutex> lock(mu_);

@@ -43,7 +43,8 @@ struct BufferList {
 
 class BufferPool {
  public:
-  // The free list falls below this many buffers (2 MiB): the advancer should refill it.
+  // By default the free list falling below this many buffers (2 MiB) asks the advancer to
+  // refill it, up to twice as many.
   static constexpr size_t kLowWater = 32;
 
   BufferPool() = default;
@@ -57,11 +58,16 @@ class BufferPool {
   void Give(Buffer* buffer);
   void GiveAll(BufferList* list);
 
+  // Sets the low-water mark (at least 1, at most kLowWater): a smaller reserve for a
+  // session that bounds its memory (the flight recorder). The advancer's slabs shrink to
+  // twice the mark when that is below one huge page. Call before any thread records.
+  void SetLowWater(size_t buffers);
+
   // True when the free list is low or a slab was mapped without being faulted in (cheap,
   // lock-free).
   bool WantsRefill() const { return wants_refill_.load(std::memory_order_relaxed); }
-  // Faults in the slabs mapped without it and, while the free list holds fewer than
-  // 2 * kLowWater buffers, maps and faults in new slabs (2 MiB, huge-page advised). For
+  // Faults in the slabs mapped without it and, while the free list holds fewer than twice
+  // the low-water mark, maps and faults in new slabs (2 MiB, huge-page advised). For
   // the advancer thread: the page faults happen there.
   // Faulting in pages of buffers in use is harmless (present pages are left as they are).
   void Refill();
@@ -87,6 +93,7 @@ class BufferPool {
   size_t total_ = 0;
   Slab lazy_slabs_[kMaxLazySlabs] = {};  // mapped on a recording thread, not faulted in yet
   size_t lazy_count_ = 0;
+  size_t low_water_ = kLowWater;
   std::atomic<bool> wants_refill_{false};
 };
 

@@ -84,6 +84,9 @@ bool ConfigureFlightRecorder(Session& s, const tw_settings& settings) {
   s.generation_bytes = std::min<uint64_t>(
       s.generation_bytes,
       std::max<uint64_t>(settings.flight_recorder_bytes / 4, kMinFlightGenerationBytes));
+  // The pool's pre-faulted reserve: half a generation rather than the streaming default
+  // (2 MiB, refilled to 4 MiB), so that a small ring keeps the process small.
+  s.pool.SetLowWater(s.generation_bytes / kBufferSize / 2);
   return true;
 }
 
