@@ -4,12 +4,16 @@
 // The input is a trace file. It is read twice through a MemorySource in 64-byte chunks
 // (so every refill path of the framing layer runs): strictly, and in salvage mode. Every
 // event of both reads goes through every formatter: EVENT, PERF and NORMAL (plain for the
-// strict read, brief for the salvage read), Chrome and OTLP. Beyond "no crash, no sanitizer report", it checks:
+// strict read, brief for the salvage read), Chrome and OTLP. Beyond "no crash, no sanitizer
+// report", it checks:
 //   * salvage mode never fails;
 //   * a trace the strict read accepts is salvaged whole (a clean loss report, the same
 //     events);
 //   * the loss report adds up (lost + delivered bytes = total);
-//   * the Chrome output is one JSON value and every OTLP line is one.
+//   * the Chrome output is one JSON value and every OTLP line is one;
+//   * parallel decoding (two workers that decode every generation, none left to the
+//     reader) gives what the serial read gives: the same events through every formatter,
+//     the same error, the same loss report.
 // The two halves of the input are also read as two files of a trace directory, merged by a
 // ProcessTreeReader (the path of `validate DIR`).
 #include <cstddef>
@@ -70,15 +74,31 @@ constexpr size_t kOtlp = 4;
 
 struct ReadResult {
   bool ok = true;
+  std::string error;  // the strict read's error
   uint64_t events = 0;
   bool clean = true;  // salvage: nothing lost
+  std::string loss_summary;
   std::vector<Output> outputs;
 };
 
-ReadResult Read(absl::string_view trace, bool salvage) {
+// The workers of the parallel reads, started once. The reader never decodes a generation
+// itself for want of a free worker, so the workers run on every input whatever the timing.
+std::shared_ptr<tracewire::reader::WorkerPool> Workers() {
+  static const auto* const workers = [] {
+    tracewire::reader::ParallelOptions options;
+    options.jobs = 2;
+    options.reader_decodes_unstarted = false;
+    return new std::shared_ptr<tracewire::reader::WorkerPool>(
+        std::make_shared<tracewire::reader::WorkerPool>(options));
+  }();
+  return *workers;
+}
+
+ReadResult Read(absl::string_view trace, bool salvage, bool parallel) {
   ReaderOptions options;
   options.salvage = salvage;
   options.chunk_size = 64;
+  if (parallel) options.parallel = Workers();
   Reader reader(MemorySource(trace, "fuzz"), options);
   ReadResult result;
   result.outputs = AllFormatters(/*brief=*/salvage);
@@ -87,6 +107,7 @@ ReadResult Read(absl::string_view trace, bool salvage) {
     if (!event.ok()) {
       if (salvage) Fail("salvage mode failed");
       result.ok = false;
+      result.error = event.status().ToString();
       break;
     }
     if (*event == nullptr) break;
@@ -100,13 +121,14 @@ ReadResult Read(absl::string_view trace, bool salvage) {
       Fail("loss report: lost + delivered != total bytes");
     }
     if (report.total_bytes != trace.size()) Fail("loss report: total bytes != input size");
-    (void)report.Summary();
+    result.loss_summary = report.Summary();
     result.clean = report.clean();
   }
   if (result.ok && !tracewire::targets::IsJsonText(result.outputs[kChrome].text)) {
     Fail("the Chrome output is not one JSON value");
   }
-  for (absl::string_view line : absl::StrSplit(result.outputs[kOtlp].text, '\n', absl::SkipEmpty())) {
+  for (absl::string_view line :
+       absl::StrSplit(result.outputs[kOtlp].text, '\n', absl::SkipEmpty())) {
     if (!tracewire::targets::IsJsonText(line)) Fail("an OTLP line is not one JSON value");
   }
   return result;
@@ -137,9 +159,24 @@ void ReadAsTwoFiles(absl::string_view trace) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view trace(reinterpret_cast<const char*>(data), size);
-  const ReadResult strict = Read(trace, /*salvage=*/false);
-  const ReadResult salvaged = Read(trace, /*salvage=*/true);
+  const ReadResult strict = Read(trace, /*salvage=*/false, /*parallel=*/false);
+  const ReadResult salvaged = Read(trace, /*salvage=*/true, /*parallel=*/false);
   ReadAsTwoFiles(trace);
+  for (const ReadResult* serial : {&strict, &salvaged}) {
+    const ReadResult parallel = Read(trace, /*salvage=*/serial == &salvaged, /*parallel=*/true);
+    if (parallel.ok != serial->ok || parallel.error != serial->error) {
+      Fail("parallel decoding fails differently from the serial read");
+    }
+    if (parallel.events != serial->events) Fail("parallel decoding delivers other events");
+    if (parallel.loss_summary != serial->loss_summary) {
+      Fail("parallel decoding reports another loss");
+    }
+    for (size_t i = 0; i < parallel.outputs.size(); ++i) {
+      if (parallel.outputs[i].text != serial->outputs[i].text) {
+        Fail("parallel decoding formats differently from the serial read");
+      }
+    }
+  }
   if (strict.ok) {
     if (!salvaged.clean) Fail("salvage reports a loss in a valid trace");
     if (salvaged.events != strict.events) Fail("salvage lost events of a valid trace");
