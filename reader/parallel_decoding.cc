@@ -155,6 +155,7 @@ struct Block {
   std::unique_ptr<BlockPayload> payload;     // make_work() run by the decoding worker
   std::shared_ptr<WorkerPool::Task> task;    // or make_work() run as a task
   std::shared_ptr<EventCopies> copies;       // or the events themselves
+  bool counted = false;                      // or only their number (count_only)
   size_t bytes = 0;
 };
 
@@ -286,6 +287,8 @@ struct WorkerPool::State {
     Job& job = *job_ptr;
     GenerationDecoder& decoder = job.decoder;
     decoder.set_speculation_log(&job.log);
+    const bool count_only = options.count_only && options.commit;
+    decoder.set_fill_events(!job.salvage && !count_only);
     absl::Status status = decoder.Start(job.gen->raw, &job.states);
     if (job.salvage) {
       // Validate all of it first: a generation that fails is not delivered at all.
@@ -305,6 +308,7 @@ struct WorkerPool::State {
       }
       if (!status.ok()) return Finish(job, false);
       decoder.set_speculation_log(nullptr);
+      decoder.set_fill_events(!count_only);
       status = decoder.Start(job.gen->raw, &job.replay_states);
       if (!status.ok()) return Finish(job, false);
     } else {
@@ -313,6 +317,22 @@ struct WorkerPool::State {
       job.sid = decoder.info().sid;
     }
 
+    if (count_only) {
+      // One block per generation: nothing waits for the events themselves.
+      uint64_t events = 0;
+      while (decoder.Next() != nullptr) {
+        if ((++events & 0xffff) == 0 && Cancelled(job)) return Finish(job, false);
+      }
+      const bool ok = decoder.status().ok();
+      if (ok) {
+        Block block;
+        block.entries = job.log.TakeEntries();
+        block.events = events;
+        block.counted = true;
+        if (!Push(job, std::move(block))) return Finish(job, false);
+      }
+      return Finish(job, ok);
+    }
     const bool with_work = options.make_work && options.commit;
     std::unique_ptr<GenerationWork> work;
     if (with_work && !options.work_on_copies) work = options.make_work();
@@ -565,7 +585,7 @@ const Event* ParallelDecoding::Next() {
     }
     if (!check_.Check(block.entries)) return FallBack();
     delivered_ += block.events;
-    if (block.payload != nullptr) {
+    if (block.payload != nullptr || block.counted) {
       committed_ += block.events;
       options_.commit(CommittedBlock{job.sid, block.events, std::move(block.payload)});
       continue;

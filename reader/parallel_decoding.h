@@ -64,7 +64,7 @@ class GenerationWork {
 struct CommittedBlock {
   absl::string_view sid;  // the generation's process
   uint64_t events = 0;    // events the payload covers
-  std::unique_ptr<BlockPayload> payload;
+  std::unique_ptr<BlockPayload> payload;  // nullptr with ParallelOptions::count_only
 };
 
 // How readers decode in parallel.
@@ -76,6 +76,10 @@ struct ParallelOptions {
   // delivering those events. Otherwise workers copy the events for Next().
   std::function<std::unique_ptr<GenerationWork>()> make_work;
   std::function<void(CommittedBlock)> commit;
+  // With commit set: workers only validate and count the events (decoding without filling
+  // them, see GenerationDecoder::set_fill_events), and commit() gets blocks without a
+  // payload. make_work is then not used.
+  bool count_only = false;
   // Run make_work() not on the decoding worker but as separate tasks on copies of blocks
   // of events, which any thread may take (the reader's too): for work that costs much more
   // than decoding, several threads then share one generation, and a worker ahead needs to

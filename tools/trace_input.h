@@ -34,7 +34,8 @@ class TraceInput {
  public:
   // Opens `path`: "-" is stdin, a directory is read as every regular file in it whose name
   // does not start with '.', in name order (side by side, through a FileSourcePool, so
-  // that any number of files stays under the descriptor limit). Fails (I/O errors) if the path cannot be
+  // that any number of files stays under the descriptor limit; options.count_only is not
+  // used for a directory, whose merge needs the events' times). Fails (I/O errors) if the path cannot be
   // opened or a directory holds no file. With `keep_stdin`, stdin is read into memory
   // first so that Reopen() works for it too.
   //
@@ -50,6 +51,10 @@ class TraceInput {
   // The next event, nullptr at the end. Errors are trace errors (invalid or truncated
   // data; their messages name the file and byte offset) or I/O errors while reading.
   absl::StatusOr<const reader::Event*> Next();
+
+  // Like Next() up to `max` times (max >= 1) without returning the events: the number of
+  // events passed, 0 at the end. For callers that only count: cheaper per event.
+  absl::StatusOr<uint64_t> SkipEvents(uint64_t max);
 
   // The input files (a single "-" or file path, or the files of the directory).
   const std::vector<std::string>& files() const { return files_; }
@@ -86,6 +91,7 @@ class TraceInput {
   std::unique_ptr<reader::ProcessTreeReader> tree_;       // directory, merging
   std::vector<const reader::Reader*> readers_;            // every reader, input order
   std::vector<std::string> sids_;                         // single file: sids seen
+  uint64_t noted_generation_ = 0;  // single file: the generation whose sid was noted
 };
 
 }  // namespace tracewire::tools

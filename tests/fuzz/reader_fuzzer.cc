@@ -10,6 +10,8 @@
 //     events);
 //   * the loss report adds up (lost + delivered bytes = total);
 //   * the Chrome output is one JSON value and every OTLP line is one.
+// A strict read with ReaderOptions::count_only (through Next() and SkipEvents()) must see
+// the same events and end the same way.
 // The two halves of the input are also read as two files of a trace directory, merged by a
 // ProcessTreeReader (the path of `validate DIR`).
 #include <cstddef>
@@ -20,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "reader/byte_source.h"
@@ -70,10 +73,52 @@ constexpr size_t kOtlp = 4;
 
 struct ReadResult {
   bool ok = true;
+  std::string error;  // the strict read's error message
   uint64_t events = 0;
+  std::string counted;  // what count_only leaves set in each event
   bool clean = true;  // salvage: nothing lost
   std::vector<Output> outputs;
 };
+
+void AppendCounted(const Event& e, std::string* out) {
+  absl::StrAppend(out, static_cast<int>(e.kind), " ", static_cast<int>(e.wire_type), " ", e.gen, " ", e.sid, " ",
+                  e.thread_id, " ", e.ticks, "\n");
+}
+
+// The strict read with ReaderOptions::count_only, through Next() or SkipEvents().
+ReadResult ReadCountOnly(absl::string_view trace, bool skip) {
+  ReaderOptions options;
+  options.count_only = true;
+  options.chunk_size = 64;
+  Reader reader(MemorySource(trace, "fuzz"), options);
+  ReadResult result;
+  while (true) {
+    absl::Status status;
+    if (skip) {
+      absl::string_view sid;
+      absl::StatusOr<uint64_t> n = reader.SkipEvents(5, &sid);
+      if (n.ok() && *n == 0) break;
+      if (n.ok()) {
+        result.events += *n;
+        continue;
+      }
+      status = n.status();
+    } else {
+      absl::StatusOr<const Event*> event = reader.Next();
+      if (event.ok() && *event == nullptr) break;
+      if (event.ok()) {
+        ++result.events;
+        AppendCounted(**event, &result.counted);
+        continue;
+      }
+      status = event.status();
+    }
+    result.ok = false;
+    result.error = std::string(status.message());
+    break;
+  }
+  return result;
+}
 
 ReadResult Read(absl::string_view trace, bool salvage) {
   ReaderOptions options;
@@ -87,10 +132,12 @@ ReadResult Read(absl::string_view trace, bool salvage) {
     if (!event.ok()) {
       if (salvage) Fail("salvage mode failed");
       result.ok = false;
+      result.error = std::string(event.status().message());
       break;
     }
     if (*event == nullptr) break;
     ++result.events;
+    AppendCounted(**event, &result.counted);
     for (Output& output : result.outputs) output.formatter->Write(**event, &output.text);
   }
   for (Output& output : result.outputs) output.formatter->Finish(&output.text);
@@ -140,6 +187,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ReadResult strict = Read(trace, /*salvage=*/false);
   const ReadResult salvaged = Read(trace, /*salvage=*/true);
   ReadAsTwoFiles(trace);
+  for (bool skip : {false, true}) {
+    const ReadResult counted = ReadCountOnly(trace, skip);
+    if (counted.ok != strict.ok || counted.error != strict.error ||
+        counted.events != strict.events || (!skip && counted.counted != strict.counted)) {
+      Fail("a count_only read differs from the strict read");
+    }
+  }
   if (strict.ok) {
     if (!salvaged.clean) Fail("salvage reports a loss in a valid trace");
     if (salvaged.events != strict.events) Fail("salvage lost events of a valid trace");
