@@ -198,6 +198,7 @@ void BM_ParallelRead(benchmark::State& state) {
         }
       };
       parallel.max_block_bytes = size_t{32} << 20;
+      parallel.split_generations = format;
       options.parallel = std::make_shared<reader::WorkerPool>(parallel);
     }
     std::unique_ptr<targets::Formatter> serial = *targets::MakeFormatter("event", {});

@@ -108,6 +108,8 @@ struct Mode {
   size_t block_events;   // FingerprintWork block size
   size_t max_block_bytes;
   bool reader_decodes_unstarted = true;
+  bool split = false;  // split_generations (with work)
+  uint64_t min_part_events = 1;
 };
 
 const Mode kModes[] = {
@@ -117,6 +119,11 @@ const Mode kModes[] = {
     {2, true, 3, 1},
     {4, true, 1000, size_t{16} << 20},
     {1, true, 2, 1},  // one worker thread
+    // Generations cut into parts (the test traces' generations are small: any size).
+    {2, true, 1, size_t{16} << 20, true, true, 1},
+    {3, true, 2, 1, true, true, 1},
+    {2, true, 1000, size_t{16} << 20, true, true, 2},
+    {4, true, 1, 1, false, true, 1},
 };
 
 Outcome ReadParallel(absl::string_view bytes, bool salvage, const Mode& mode,
@@ -126,6 +133,8 @@ Outcome ReadParallel(absl::string_view bytes, bool salvage, const Mode& mode,
   parallel.jobs = mode.jobs;
   parallel.max_block_bytes = mode.max_block_bytes;
   parallel.reader_decodes_unstarted = mode.reader_decodes_unstarted;
+  parallel.split_generations = mode.split;
+  parallel.min_part_events = mode.min_part_events;
   if (mode.work) {
     parallel.make_work = [&mode] { return std::make_unique<FingerprintWork>(mode.block_events); };
     parallel.commit = [&out](CommittedBlock block) {
@@ -153,6 +162,33 @@ void ExpectSame(const Outcome& serial, const Outcome& parallel) {
   EXPECT_EQ(serial.generations, parallel.generations);
 }
 
+// Reads counting only, as `tracewire validate` does (ReaderOptions and ParallelOptions
+// count_only): `events` holds one line per event.
+Outcome ReadCounting(absl::string_view bytes, bool salvage, int jobs) {
+  Outcome out;
+  ParallelOptions parallel;
+  parallel.jobs = jobs;
+  parallel.count_only = true;
+  parallel.commit = [&out](CommittedBlock block) {
+    EXPECT_EQ(block.payload, nullptr);
+    out.events.insert(out.events.end(), block.events, "counted");
+  };
+  ReaderOptions options;
+  options.salvage = salvage;
+  options.count_only = true;
+  options.parallel = std::make_shared<WorkerPool>(parallel);
+  ReadInto(bytes, options, &out);
+  return out;
+}
+
+void ExpectSameCount(const Outcome& serial, const Outcome& counted) {
+  EXPECT_EQ(serial.events.size(), counted.events.size());
+  EXPECT_EQ(serial.status, counted.status);
+  EXPECT_EQ(serial.loss, counted.loss);
+  EXPECT_EQ(serial.delivered, counted.delivered);
+  EXPECT_EQ(serial.generations, counted.generations);
+}
+
 // Reads `trace` serially and in every parallel mode, strict and salvaging; returns the
 // strict serial outcome.
 Outcome ExpectSameEverywhere(const std::string& trace) {
@@ -164,8 +200,12 @@ Outcome ExpectSameEverywhere(const std::string& trace) {
     if (!salvage) strict = serial;
     for (const Mode& mode : kModes) {
       SCOPED_TRACE(absl::StrCat("salvage=", salvage, " jobs=", mode.jobs, " work=", mode.work,
-                                " block=", mode.block_events, " queue=", mode.max_block_bytes));
+                                " block=", mode.block_events, " queue=", mode.max_block_bytes, " split=", mode.split));
       ExpectSame(serial, ReadParallel(trace, salvage, mode));
+    }
+    for (const int jobs : {1, 2, 3}) {
+      SCOPED_TRACE(absl::StrCat("salvage=", salvage, " count_only jobs=", jobs));
+      ExpectSameCount(serial, ReadCounting(trace, salvage, jobs));
     }
   }
   return strict;
