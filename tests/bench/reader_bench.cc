@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -154,22 +155,46 @@ class TextPayload : public reader::BlockPayload {
   size_t bytes() const override { return text.capacity(); }
   std::string text;
 };
+// Text buffers handed back after use (as `tracewire decode` recycles them: fresh memory
+// costs a page fault per page).
+class TextPayloads {
+ public:
+  std::unique_ptr<TextPayload> Take() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (free_.empty()) return std::make_unique<TextPayload>();
+    std::unique_ptr<TextPayload> payload = std::move(free_.back());
+    free_.pop_back();
+    return payload;
+  }
+  void Give(std::unique_ptr<TextPayload> payload) {
+    payload->text.clear();
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(std::move(payload));
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::unique_ptr<TextPayload>> free_;
+};
 class Work : public reader::GenerationWork {
  public:
-  explicit Work(bool format)
+  Work(bool format, TextPayloads* payloads)
       : formatter_(format ? *targets::MakeFormatter("event", {}) : nullptr),
-        payload_(std::make_unique<TextPayload>()) {}
+        payloads_(payloads),
+        payload_(payloads->Take()) {}
+  ~Work() override { payloads_->Give(std::move(payload_)); }
   void Add(const reader::Event& event) override {
     if (formatter_ != nullptr) formatter_->Write(event, &payload_->text);
   }
   // Blocks of 1 MiB of text, as `tracewire decode` hands them over.
   bool BlockFull() const override { return payload_->text.size() >= (size_t{1} << 20); }
   std::unique_ptr<reader::BlockPayload> TakeBlock() override {
-    return std::exchange(payload_, std::make_unique<TextPayload>());
+    return std::exchange(payload_, payloads_->Take());
   }
 
  private:
   std::unique_ptr<targets::Formatter> formatter_;
+  TextPayloads* payloads_;
   std::unique_ptr<TextPayload> payload_;
 };
 
@@ -182,6 +207,7 @@ void BM_ParallelRead(benchmark::State& state) {
   uint64_t events = 0;
   uint64_t output = 0;
   std::string text;
+  TextPayloads payloads;  // outlives the pools of the iterations
   for (auto _ : state) {
     // As `tracewire validate` (count) and `tracewire decode` (format) set the reader up.
     reader::ReaderOptions options;
@@ -190,11 +216,13 @@ void BM_ParallelRead(benchmark::State& state) {
       reader::ParallelOptions parallel;
       parallel.jobs = jobs;
       parallel.count_only = !format;
-      parallel.make_work = [format] { return std::make_unique<Work>(format); };
+      parallel.make_work = [format, &payloads] { return std::make_unique<Work>(format, &payloads); };
       parallel.commit = [&](reader::CommittedBlock block) {
         events += block.events;
         if (block.payload != nullptr) {
-          output += static_cast<const TextPayload&>(*block.payload).text.size();
+          std::unique_ptr<TextPayload> text(static_cast<TextPayload*>(block.payload.release()));
+          output += text->text.size();
+          payloads.Give(std::move(text));
         }
       };
       parallel.max_block_bytes = size_t{32} << 20;
