@@ -32,8 +32,8 @@ struct EventCopies {
     Event& copy = events.emplace_back(e);
     const char* buffer = e.int_buffer;
     if (e.value_string.data() >= buffer && e.value_string.data() < buffer + sizeof(e.int_buffer)) {
-      copy.value_string =
-          absl::string_view(copy.int_buffer + (e.value_string.data() - buffer), e.value_string.size());
+      copy.value_string = absl::string_view(copy.int_buffer + (e.value_string.data() - buffer),
+                                            e.value_string.size());
     }
     if (names.empty() || names.back() != e.thread_name) names.emplace_back(e.thread_name);
     copy.thread_name = names.back();
@@ -152,10 +152,10 @@ namespace {
 struct Block {
   std::vector<SpeculationLog::Entry> entries;
   uint64_t events = 0;
-  std::unique_ptr<BlockPayload> payload;     // make_work() run by the decoding worker
-  std::shared_ptr<WorkerPool::Task> task;    // or make_work() run as a task
-  std::shared_ptr<EventCopies> copies;       // or the events themselves
-  bool counted = false;                      // or only their number (count_only)
+  std::unique_ptr<BlockPayload> payload;   // make_work() run by the decoding worker
+  std::shared_ptr<WorkerPool::Task> task;  // or make_work() run as a task
+  std::shared_ptr<EventCopies> copies;     // or the events themselves
+  bool counted = false;                    // or only their number (count_only)
   size_t bytes = 0;
 };
 
@@ -629,7 +629,8 @@ bool ParallelDecoding::Begin(ProcessStates* states) {
     valid = job->valid;
     entries = std::move(job->verdict_entries);
   }
-  if (!valid || !check_.Begin(*states, job->sid, current_->gen->raw.gen) || !check_.Check(entries)) {
+  if (!valid || !check_.Begin(*states, job->sid, current_->gen->raw.gen) ||
+      !check_.Check(entries)) {
     ReleaseAll();
     Count(&ParallelCounters::fell_back);
     return false;

@@ -63,8 +63,8 @@ class GenerationWork {
 
 // A block of a generation handed to the commit callback.
 struct CommittedBlock {
-  absl::string_view sid;  // the generation's process
-  uint64_t events = 0;    // events the payload covers
+  absl::string_view sid;                  // the generation's process
+  uint64_t events = 0;                    // events the payload covers
   std::unique_ptr<BlockPayload> payload;  // nullptr with ParallelOptions::count_only
 };
 
@@ -194,7 +194,7 @@ class ParallelDecoding {
   // The generation being taken from its worker.
   ProcessStates* states_ = nullptr;
   SpeculationCheck check_;
-  bool checking_ = false;  // check_.Begin() done
+  bool checking_ = false;         // check_.Begin() done
   std::shared_ptr<void> replay_;  // the block whose events Next() returns
   const Event* replay_next_ = nullptr;
   const Event* replay_end_ = nullptr;

@@ -4,8 +4,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <vector>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "reader/parallel_decoding.h"
@@ -84,7 +84,6 @@ class FormatWork : public reader::GenerationWork {
   }
 
   static constexpr size_t kBlockBytes = size_t{1} << 20;
-
 
  private:
   std::unique_ptr<targets::Formatter> formatter_;

@@ -35,8 +35,8 @@ class TraceInput {
   // Opens `path`: "-" is stdin, a directory is read as every regular file in it whose name
   // does not start with '.', in name order (side by side, through a FileSourcePool, so
   // that any number of files stays under the descriptor limit; options.count_only is not
-  // used for a directory, whose merge needs the events' times). Fails (I/O errors) if the path cannot be
-  // opened or a directory holds no file. With `keep_stdin`, stdin is read into memory
+  // used for a directory, whose merge needs the events' times). Fails (I/O errors) if the path
+  // cannot be opened or a directory holds no file. With `keep_stdin`, stdin is read into memory
   // first so that Reopen() works for it too.
   //
   // With `parallel` (jobs >= 2), generations are decoded on that many worker threads
@@ -85,7 +85,7 @@ class TraceInput {
   std::optional<uint64_t> total_bytes_;
   std::string stdin_copy_;
   bool stdin_kept_ = false;
-  std::unique_ptr<reader::FileSourcePool> pool_;  // directory inputs
+  std::unique_ptr<reader::FileSourcePool> pool_;          // directory inputs
   std::unique_ptr<reader::Reader> single_;                // one file
   std::vector<std::unique_ptr<reader::Reader>> pending_;  // directory, before merging
   std::unique_ptr<reader::ProcessTreeReader> tree_;       // directory, merging

@@ -216,7 +216,9 @@ void BM_ParallelRead(benchmark::State& state) {
       reader::ParallelOptions parallel;
       parallel.jobs = jobs;
       parallel.count_only = !format;
-      parallel.make_work = [format, &payloads] { return std::make_unique<Work>(format, &payloads); };
+      parallel.make_work = [format, &payloads] {
+        return std::make_unique<Work>(format, &payloads);
+      };
       parallel.commit = [&](reader::CommittedBlock block) {
         events += block.events;
         if (block.payload != nullptr) {
@@ -230,7 +232,8 @@ void BM_ParallelRead(benchmark::State& state) {
       options.parallel = std::make_shared<reader::WorkerPool>(parallel);
     }
     std::unique_ptr<targets::Formatter> serial = *targets::MakeFormatter("event", {});
-    absl::StatusOr<std::unique_ptr<reader::Reader>> r = reader::Reader::OpenFile(file.path, options);
+    absl::StatusOr<std::unique_ptr<reader::Reader>> r =
+        reader::Reader::OpenFile(file.path, options);
     if (!r.ok()) {
       state.SkipWithError(r.status().ToString().c_str());
       return;

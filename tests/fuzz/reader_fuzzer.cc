@@ -4,7 +4,8 @@
 // The input is a trace file. It is read twice through a MemorySource in 64-byte chunks
 // (so every refill path of the framing layer runs): strictly, and in salvage mode. Every
 // event of both reads goes through every formatter: EVENT, PERF and NORMAL (plain for the
-// strict read, brief for the salvage read), Chrome and OTLP. Beyond "no crash, no sanitizer report", it checks:
+// strict read, brief for the salvage read), Chrome and OTLP. Beyond "no crash, no sanitizer
+// report", it checks:
 //   * salvage mode never fails;
 //   * a trace the strict read accepts is salvaged whole (a clean loss report, the same
 //     events);
@@ -76,13 +77,13 @@ struct ReadResult {
   std::string error;  // the strict read's error message
   uint64_t events = 0;
   std::string counted;  // what count_only leaves set in each event
-  bool clean = true;  // salvage: nothing lost
+  bool clean = true;    // salvage: nothing lost
   std::vector<Output> outputs;
 };
 
 void AppendCounted(const Event& e, std::string* out) {
-  absl::StrAppend(out, static_cast<int>(e.kind), " ", static_cast<int>(e.wire_type), " ", e.gen, " ", e.sid, " ",
-                  e.thread_id, " ", e.ticks, "\n");
+  absl::StrAppend(out, static_cast<int>(e.kind), " ", static_cast<int>(e.wire_type), " ", e.gen,
+                  " ", e.sid, " ", e.thread_id, " ", e.ticks, "\n");
 }
 
 // The strict read with ReaderOptions::count_only, through Next() or SkipEvents().
@@ -153,7 +154,8 @@ ReadResult Read(absl::string_view trace, bool salvage) {
   if (result.ok && !tracewire::targets::IsJsonText(result.outputs[kChrome].text)) {
     Fail("the Chrome output is not one JSON value");
   }
-  for (absl::string_view line : absl::StrSplit(result.outputs[kOtlp].text, '\n', absl::SkipEmpty())) {
+  for (absl::string_view line :
+       absl::StrSplit(result.outputs[kOtlp].text, '\n', absl::SkipEmpty())) {
     if (!tracewire::targets::IsJsonText(line)) Fail("an OTLP line is not one JSON value");
   }
   return result;

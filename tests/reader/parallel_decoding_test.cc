@@ -3,6 +3,8 @@
 // over copies of the events or the payloads of their own work, on traces whose state
 // crosses generation boundaries in every way the speculation has to check, on damaged
 // traces, and on many processes merged by a ProcessTreeReader.
+#include "reader/parallel_decoding.h"
+
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -11,10 +13,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "gtest/gtest.h"
 #include "format/varint.h"
+#include "gtest/gtest.h"
 #include "reader/byte_source.h"
-#include "reader/parallel_decoding.h"
 #include "reader/process_tree.h"
 #include "reader/reader.h"
 #include "tests/reader/trace_builder.h"
@@ -52,7 +53,8 @@ struct Outcome {
 
 void Finish(const Reader& r, Outcome* out) {
   out->loss = r.loss_report().Summary();
-  for (const absl::Status& s : r.loss_report().errors) absl::StrAppend(&out->loss, "\n", s.ToString());
+  for (const absl::Status& s : r.loss_report().errors)
+    absl::StrAppend(&out->loss, "\n", s.ToString());
   absl::StrAppend(&out->loss, "\nlost_events=", r.loss_report().lost_events,
                   " exact=", r.loss_report().lost_events_exact,
                   " generations_lost=", r.loss_report().generations_lost);
@@ -104,8 +106,8 @@ class FingerprintWork : public GenerationWork {
 
 struct Mode {
   int jobs;
-  bool work;             // workers run FingerprintWork (else they copy events)
-  size_t block_events;   // FingerprintWork block size
+  bool work;            // workers run FingerprintWork (else they copy events)
+  size_t block_events;  // FingerprintWork block size
   size_t max_block_bytes;
   bool reader_decodes_unstarted = true;
   bool split = false;  // split_generations (with work)
@@ -200,7 +202,8 @@ Outcome ExpectSameEverywhere(const std::string& trace) {
     if (!salvage) strict = serial;
     for (const Mode& mode : kModes) {
       SCOPED_TRACE(absl::StrCat("salvage=", salvage, " jobs=", mode.jobs, " work=", mode.work,
-                                " block=", mode.block_events, " queue=", mode.max_block_bytes, " split=", mode.split));
+                                " block=", mode.block_events, " queue=", mode.max_block_bytes,
+                                " split=", mode.split));
       ExpectSame(serial, ReadParallel(trace, salvage, mode));
     }
     for (const int jobs : {1, 2, 3}) {
@@ -296,8 +299,8 @@ TEST(ParallelDecodingTest, SpeculationIsTakenWhenItHolds) {
       ReaderOptions options;
       options.salvage = salvage;
       ExpectSame(ReadWith(trace, options),
-                 ReadParallel(trace, salvage, Mode{2, work, 4, 1, /*reader_decodes_unstarted=*/false},
-                              &counters));
+                 ReadParallel(trace, salvage,
+                              Mode{2, work, 4, 1, /*reader_decodes_unstarted=*/false}, &counters));
       EXPECT_EQ(counters.taken, 11u);
       EXPECT_EQ(counters.fell_back, 1u);
       EXPECT_EQ(counters.unstarted, 0u);
@@ -443,7 +446,8 @@ TEST(ParallelDecodingTest, ProcessTreeOfParallelReaders) {
     for (int gen = 1; gen <= 5; ++gen) {
       GenBuilder g = gen == 1 ? Base(1, sid) : Later(gen, 10000 * gen + p, sid);
       if (gen > 1) g.Raw(0, E::kThreadStatus, 10000 * gen + p, {g.S("main"), 1000});
-      for (int i = 0; i < 10; ++i) g.Ev(0, E::kData, 10000 * gen + 100 * i + p + 5, Site(g), {g.S(sid)});
+      for (int i = 0; i < 10; ++i)
+        g.Ev(0, E::kData, 10000 * gen + 100 * i + p + 5, Site(g), {g.S(sid)});
       gens.push_back(g.Finish());
     }
     files.push_back(Trace(gens));

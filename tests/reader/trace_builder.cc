@@ -243,8 +243,8 @@ namespace {
 
 // What count_only leaves set in an event.
 std::string CountedFields(const reader::Event& e) {
-  return absl::StrCat(reader::EventKindName(e.kind), " ", static_cast<int>(e.wire_type), " ", e.gen, " ", e.sid,
-                      " ", e.thread_id, " ", e.ticks);
+  return absl::StrCat(reader::EventKindName(e.kind), " ", static_cast<int>(e.wire_type), " ", e.gen,
+                      " ", e.sid, " ", e.thread_id, " ", e.ticks);
 }
 
 }  // namespace
