@@ -691,6 +691,47 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline GenerationDecoder::Outcome GenerationDecoder
   }
 }
 
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline GenerationDecoder::Outcome GenerationDecoder::CheckTrace2(
+    Cursor& c, const TypeInfo& info) {
+  const uint8_t type = c.head_type;
+  const uint64_t* a = c.head_args;
+  // The checks of ProcessTrace2, in the same order (so that the same error is reported).
+  if (ABSL_PREDICT_FALSE(tables_.FindSite(a[1]) == nullptr)) return SiteError(c);
+  if (ABSL_PREDICT_FALSE((a[info.str_a] | a[info.str_b]) >= tables_.string_limit())) {
+    if (!CheckStrings(c, info)) return kError;
+  }
+  ThreadState& ts = *c.ts;
+  const uint64_t now = c.time;
+  Event& e = event_;
+  switch (type) {
+    case T(EventType::kRegionEnter):
+      if (ABSL_PREDICT_FALSE(ts.regions.size() >= kMaxRegionDepth)) {
+        return Fail(HeadError(c, "regions nest too deep"));
+      }
+      ts.regions.push_back(now);
+      break;
+    case T(EventType::kRegionLeave):
+      if (ABSL_PREDICT_FALSE(ts.regions.empty())) {
+        return Fail(HeadError(c, "region_leave with no open region on the thread"));
+      }
+      ts.regions.pop_back();
+      break;
+    case T(EventType::kData):
+    case T(EventType::kDataInt):
+    case T(EventType::kDataJson):
+      break;
+    default:
+      // The other rows have checks and state of their own: the full path.
+      return ProcessTrace2(c, info, /*common_done=*/false);
+  }
+  e.kind = info.kind;
+  e.wire_type = type;
+  e.thread_id = c.thread_id;
+  e.ticks = now;
+  c.has_pending_stack = false;  // the stack would have gone to this event
+  return kEvent;
+}
+
 // The rows of ProcessTrace2 that are not on the hot path; the common and site fields are
 // set.
 GenerationDecoder::Outcome GenerationDecoder::ProcessOther(Cursor& c) {
@@ -977,7 +1018,9 @@ const Event* GenerationDecoder::Next() {
     Cursor& c = *cur_;
     const TypeInfo& info = types_[c.head_type];
     if (ABSL_PREDICT_TRUE(info.trace2 && !c.restating && !c.ts->exited)) {
-      if (ABSL_PREDICT_FALSE(ProcessTrace2(c, info, /*common_done=*/false) == kError)) {
+      const Outcome outcome =
+          fill_ ? ProcessTrace2(c, info, /*common_done=*/false) : CheckTrace2(c, info);
+      if (ABSL_PREDICT_FALSE(outcome == kError)) {
         cur_ = nullptr;
         return nullptr;
       }

@@ -67,6 +67,11 @@ class GenerationDecoder {
   // reader/speculation_log.h). `log` must outlive its use.
   void set_speculation_log(SpeculationLog* log) { log_ = log; }
 
+  // With false, Next() validates and updates the state exactly as before but leaves the
+  // event mostly unfilled: only kind, wire_type, gen, sid, depth, thread_id and ticks are
+  // set, every other field is unspecified. For callers that only count or validate.
+  void set_fill_events(bool fill) { fill_ = fill; }
+
  private:
   struct Batch {
     const uint8_t* begin;
@@ -137,6 +142,9 @@ class GenerationDecoder {
   Outcome ProcessSlow(Cursor& c);
   // Process() for a Trace2 row (the hot path).
   Outcome ProcessTrace2(Cursor& c, const TypeInfo& info, bool common_done);
+  // ProcessTrace2() without filling the event (fill_ false): the same checks and state
+  // updates.
+  Outcome CheckTrace2(Cursor& c, const TypeInfo& info);
   // ProcessTrace2() for the row types that are not on the hot path.
   Outcome ProcessOther(Cursor& c);
   // Error paths of ProcessTrace2 (out of line).
@@ -255,6 +263,7 @@ class GenerationDecoder {
   absl::Status error_;
   format::RawEvent raw_;  // slow-path decoding
   SpeculationLog* log_ = nullptr;
+  bool fill_ = true;
   Event event_;
 };
 

@@ -32,8 +32,8 @@ struct EventCopies {
     Event& copy = events.emplace_back(e);
     const char* buffer = e.int_buffer;
     if (e.value_string.data() >= buffer && e.value_string.data() < buffer + sizeof(e.int_buffer)) {
-      copy.value_string =
-          absl::string_view(copy.int_buffer + (e.value_string.data() - buffer), e.value_string.size());
+      copy.value_string = absl::string_view(copy.int_buffer + (e.value_string.data() - buffer),
+                                            e.value_string.size());
     }
     if (names.empty() || names.back() != e.thread_name) names.emplace_back(e.thread_name);
     copy.thread_name = names.back();
@@ -152,9 +152,10 @@ namespace {
 struct Block {
   std::vector<SpeculationLog::Entry> entries;
   uint64_t events = 0;
-  std::unique_ptr<BlockPayload> payload;     // make_work() run by the decoding worker
-  std::shared_ptr<WorkerPool::Task> task;    // or make_work() run as a task
-  std::shared_ptr<EventCopies> copies;       // or the events themselves
+  std::unique_ptr<BlockPayload> payload;   // make_work() run by the decoding worker
+  std::shared_ptr<WorkerPool::Task> task;  // or make_work() run as a task
+  std::shared_ptr<EventCopies> copies;     // or the events themselves
+  bool counted = false;                    // or only their number (count_only)
   size_t bytes = 0;
 };
 
@@ -170,6 +171,11 @@ struct WorkerPool::Job {
   std::shared_ptr<Spares> spares;
   std::shared_ptr<const OwnedGeneration> gen;
   bool salvage = false;
+  // A part of the generation (split_generations): the events after the first `skip`, at
+  // most `limit` of them.
+  uint64_t skip = 0;
+  uint64_t limit = ~uint64_t{0};
+  bool last_part = true;  // hands over what the end of the generation logs
 
   // Decoding state. The events handed over view the decoder's tables and `states`.
   ProcessStates states;         // the speculative decoding (its end state is applied)
@@ -286,6 +292,8 @@ struct WorkerPool::State {
     Job& job = *job_ptr;
     GenerationDecoder& decoder = job.decoder;
     decoder.set_speculation_log(&job.log);
+    const bool count_only = options.count_only && options.commit;
+    decoder.set_fill_events(!job.salvage && !count_only);
     absl::Status status = decoder.Start(job.gen->raw, &job.states);
     if (job.salvage) {
       // Validate all of it first: a generation that fails is not delivered at all.
@@ -305,6 +313,7 @@ struct WorkerPool::State {
       }
       if (!status.ok()) return Finish(job, false);
       decoder.set_speculation_log(nullptr);
+      decoder.set_fill_events(!count_only);
       status = decoder.Start(job.gen->raw, &job.replay_states);
       if (!status.ok()) return Finish(job, false);
     } else {
@@ -313,14 +322,54 @@ struct WorkerPool::State {
       job.sid = decoder.info().sid;
     }
 
+    if (job.skip > 0) {
+      // A later part: decode the events before it without filling them. What they logged
+      // is checked with the earlier parts' blocks.
+      decoder.set_fill_events(false);
+      uint64_t n = 0;
+      while (n < job.skip) {
+        if (decoder.Next() == nullptr) break;
+        job.log.Clear();
+        if ((++n & 0xffff) == 0 && Cancelled(job)) return Finish(job, false);
+      }
+      decoder.set_fill_events(true);
+      if (n < job.skip) {
+        // The generation ends before the part (or fails, which an earlier part then
+        // reports): only the last part hands over what the end logged.
+        if (!decoder.status().ok()) return Finish(job, false);
+        if (!job.last_part) return Finish(job, true);
+        Block block;
+        block.entries = job.log.TakeEntries();
+        if (!Push(job, std::move(block))) return Finish(job, false);
+        return Finish(job, true);
+      }
+    }
+    if (count_only) {
+      // One block per generation: nothing waits for the events themselves.
+      uint64_t events = 0;
+      while (decoder.Next() != nullptr) {
+        if ((++events & 0xffff) == 0 && Cancelled(job)) return Finish(job, false);
+      }
+      const bool ok = decoder.status().ok();
+      if (ok) {
+        Block block;
+        block.entries = job.log.TakeEntries();
+        block.events = events;
+        block.counted = true;
+        if (!Push(job, std::move(block))) return Finish(job, false);
+      }
+      return Finish(job, ok);
+    }
     const bool with_work = options.make_work && options.commit;
     std::unique_ptr<GenerationWork> work;
     if (with_work && !options.work_on_copies) work = options.make_work();
     std::shared_ptr<EventCopies> copies;
     uint64_t events = 0;
+    size_t logged = 0;  // log entries up to the last event
     auto push = [&]() {
       Block block;
       block.entries = job.log.TakeEntries();
+      logged = 0;
       block.events = events;
       if (work != nullptr) {
         block.payload = work->TakeBlock();
@@ -343,8 +392,13 @@ struct WorkerPool::State {
       events = 0;
       return Push(job, std::move(block));
     };
-    while (const Event* event = decoder.Next()) {
+    uint64_t part_events = 0;
+    while (part_events < job.limit) {
+      const Event* event = decoder.Next();
+      if (event == nullptr) break;
+      ++part_events;
       ++events;
+      logged = job.log.size();
       if (work != nullptr) {
         work->Add(*event);
         if (!work->BlockFull()) continue;
@@ -356,8 +410,9 @@ struct WorkerPool::State {
       if (!push()) return Finish(job, false);
     }
     // The last block also carries what the end of the generation logged (and exists even
-    // for a generation without events).
+    // for a generation without events); of the parts, only the last one does.
     const bool ok = decoder.status().ok();
+    if (!job.last_part && part_events < job.limit) job.log.Truncate(logged);
     if (ok && !push()) return Finish(job, false);
     Finish(job, ok);
   }
@@ -371,7 +426,9 @@ struct WorkerPool::State {
 WorkerPool::WorkerPool(ParallelOptions options) : state_(std::make_shared<State>()) {
   state_->options = std::move(options);
   const int jobs = std::max(1, state_->options.jobs);
-  state_->max_outstanding = 2 * static_cast<size_t>(jobs) + 2;
+  // Jobs handed out: a generation has one per part.
+  state_->max_outstanding = (2 * static_cast<size_t>(jobs) + 2) *
+                            (state_->options.split_generations ? static_cast<size_t>(jobs) : 1);
   state_->spares = std::make_shared<Spares>(4 * state_->max_outstanding);
   for (int i = 0; i < jobs; ++i) {
     state_->threads.emplace_back([state = state_.get()] { state->Loop(); });
@@ -399,7 +456,18 @@ struct ParallelDecoding::Framed {
   absl::Status status;  // a framing error
   bool end = false;     // the end of the input
   std::shared_ptr<const OwnedGeneration> gen;
+  uint64_t payload_bytes = 0;            // of its event batches
   std::shared_ptr<WorkerPool::Job> job;  // nullptr: decoded by the reader
+  // split_generations: the parts after `job`'s, in order.
+  std::deque<std::shared_ptr<WorkerPool::Job>> later_parts;
+
+  // Every part's job.
+  std::vector<std::shared_ptr<WorkerPool::Job>> Jobs() const {
+    std::vector<std::shared_ptr<WorkerPool::Job>> jobs;
+    if (job != nullptr) jobs.push_back(job);
+    jobs.insert(jobs.end(), later_parts.begin(), later_parts.end());
+    return jobs;
+  }
 };
 
 ParallelDecoding::ParallelDecoding(std::shared_ptr<WorkerPool> pool, bool salvage)
@@ -410,9 +478,9 @@ ParallelDecoding::ParallelDecoding(std::shared_ptr<WorkerPool> pool, bool salvag
 
 ParallelDecoding::~ParallelDecoding() {
   std::vector<std::shared_ptr<WorkerPool::Job>> jobs;
-  if (current_ != nullptr && current_->job != nullptr) jobs.push_back(current_->job);
+  if (current_ != nullptr) jobs = current_->Jobs();
   for (const std::unique_ptr<Framed>& f : window_) {
-    if (f->job != nullptr) jobs.push_back(f->job);
+    for (std::shared_ptr<WorkerPool::Job>& job : f->Jobs()) jobs.push_back(std::move(job));
   }
   for (std::shared_ptr<WorkerPool::Job> job : jobs) Release(job);  // (Release resets its copy)
   // No worker may go on decoding what the reader's owner may free.
@@ -443,6 +511,34 @@ void ParallelDecoding::Release(std::shared_ptr<WorkerPool::Job>& job) {
   job = nullptr;
 }
 
+void ParallelDecoding::ReleaseAll() {
+  if (current_ == nullptr) return;
+  Release(current_->job);
+  for (std::shared_ptr<WorkerPool::Job>& job : current_->later_parts) Release(job);
+  current_->later_parts.clear();
+}
+
+size_t ParallelDecoding::Parts(uint64_t payload_bytes, uint64_t* part_events) const {
+  *part_events = 0;
+  if (!options_.split_generations || salvage_ || options_.count_only || options_.work_on_copies ||
+      !options_.make_work || !options_.commit) {
+    return 1;
+  }
+  // Events per byte of the generations taken so far (about four bytes per event before).
+  const double per_byte = seen_payload_bytes_ > 0 ? static_cast<double>(seen_events_) /
+                                                        static_cast<double>(seen_payload_bytes_)
+                                                  : 0.25;
+  const double events = static_cast<double>(payload_bytes) * per_byte;
+  // Small generations are not worth cutting: each later part decodes what is before it.
+  const size_t parts = static_cast<size_t>(std::max(1, options_.jobs));
+  if (parts < 2 ||
+      events < static_cast<double>(options_.min_part_events) * static_cast<double>(parts)) {
+    return 1;
+  }
+  *part_events = static_cast<uint64_t>(events / static_cast<double>(parts)) + 1;
+  return parts;
+}
+
 void ParallelDecoding::Count(uint64_t ParallelCounters::*counter) {
   std::lock_guard<std::mutex> lock(pool_->state_->mu);
   ++(pool_->state_->counters.*counter);
@@ -451,7 +547,7 @@ void ParallelDecoding::Count(uint64_t ParallelCounters::*counter) {
 void ParallelDecoding::Resynchronized() { framing_done_ = false; }
 
 absl::StatusOr<bool> ParallelDecoding::NextFramed(FrameReader* frames, RawGeneration* gen) {
-  if (current_ != nullptr) Release(current_->job);
+  ReleaseAll();
   current_ = nullptr;
   replay_ = nullptr;
   replay_next_ = replay_end_ = nullptr;
@@ -467,13 +563,30 @@ absl::StatusOr<bool> ParallelDecoding::NextFramed(FrameReader* frames, RawGenera
       framing_done_ = true;
     } else {
       f->gen = Own(framed_, pool.spares);
+      for (const Frame& frame : framed_.frames) {
+        if (frame.type == format::EventType::kEventBatch) f->payload_bytes += frame.payload.size();
+      }
+      uint64_t part_events = 0;
+      const size_t parts = Parts(f->payload_bytes, &part_events);
       std::lock_guard<std::mutex> lock(pool.mu);
-      if (pool.outstanding < pool.max_outstanding) {
-        ++pool.outstanding;
-        f->job = std::make_shared<WorkerPool::Job>(pool.spares);
-        f->job->gen = f->gen;
-        f->job->salvage = salvage_;
-        pool.pending.push_back(f->job);
+      if (pool.outstanding + parts <= pool.max_outstanding) {
+        for (size_t part = 0; part < parts; ++part) {
+          ++pool.outstanding;
+          auto job = std::make_shared<WorkerPool::Job>(pool.spares);
+          job->gen = f->gen;
+          job->salvage = salvage_;
+          job->last_part = part + 1 == parts;
+          if (parts > 1) {
+            job->skip = part * part_events;
+            if (!job->last_part) job->limit = part_events;
+          }
+          pool.pending.push_back(job);
+          if (part == 0) {
+            f->job = std::move(job);
+          } else {
+            f->later_parts.push_back(std::move(job));
+          }
+        }
         pool.cv.notify_all();
       }
     }
@@ -508,7 +621,7 @@ bool ParallelDecoding::Begin(ProcessStates* states) {
       // on generations of other inputs that wait for this reader).
       ++pool.counters.unstarted;
       lock.unlock();
-      Release(job);
+      ReleaseAll();
       return false;
     }
     if (!salvage_) return true;
@@ -516,8 +629,9 @@ bool ParallelDecoding::Begin(ProcessStates* states) {
     valid = job->valid;
     entries = std::move(job->verdict_entries);
   }
-  if (!valid || !check_.Begin(*states, job->sid, current_->gen->raw.gen) || !check_.Check(entries)) {
-    Release(job);
+  if (!valid || !check_.Begin(*states, job->sid, current_->gen->raw.gen) ||
+      !check_.Check(entries)) {
+    ReleaseAll();
     Count(&ParallelCounters::fell_back);
     return false;
   }
@@ -527,7 +641,7 @@ bool ParallelDecoding::Begin(ProcessStates* states) {
 
 const Event* ParallelDecoding::FallBack() {
   Count(&ParallelCounters::fell_back);
-  Release(current_->job);
+  ReleaseAll();
   completed_ = false;
   return nullptr;
 }
@@ -536,13 +650,21 @@ const Event* ParallelDecoding::Next() {
   if (replay_next_ != replay_end_) return replay_next_++;
   replay_ = nullptr;
   WorkerPool::State& pool = *pool_->state_;
-  WorkerPool::Job& job = *current_->job;
   while (true) {
+    WorkerPool::Job& job = *current_->job;
     Block block;
     {
       std::unique_lock<std::mutex> lock(pool.mu);
       pool.HelpUntil(lock, [&] { return !job.blocks.empty() || job.done; });
-      if (job.blocks.empty()) break;
+      if (job.blocks.empty()) {
+        if (job.failed || current_->later_parts.empty()) break;
+        // This part is over: the next one goes on from its last event.
+        lock.unlock();
+        Release(current_->job);
+        current_->job = std::move(current_->later_parts.front());
+        current_->later_parts.pop_front();
+        continue;
+      }
       block = std::move(job.blocks.front());
       job.blocks.pop_front();
       job.queued_bytes -= block.bytes;
@@ -565,7 +687,7 @@ const Event* ParallelDecoding::Next() {
     }
     if (!check_.Check(block.entries)) return FallBack();
     delivered_ += block.events;
-    if (block.payload != nullptr) {
+    if (block.payload != nullptr || block.counted) {
       committed_ += block.events;
       options_.commit(CommittedBlock{job.sid, block.events, std::move(block.payload)});
       continue;
@@ -577,6 +699,7 @@ const Event* ParallelDecoding::Next() {
       return replay_next_++;
     }
   }
+  WorkerPool::Job& job = *current_->job;  // the last part
   bool failed;
   {
     std::lock_guard<std::mutex> lock(pool.mu);
@@ -586,8 +709,10 @@ const Event* ParallelDecoding::Next() {
   const ProcessState* decoded = job.states.Find(job.sid);
   check_.Apply(*decoded, states_);
   completed_ = true;
+  seen_events_ += delivered_;
+  seen_payload_bytes_ += current_->payload_bytes;
   Count(&ParallelCounters::taken);
-  Release(current_->job);
+  ReleaseAll();
   return nullptr;
 }
 

@@ -18,7 +18,8 @@
 //
 // Memory: at most `jobs` + 1 generations are framed ahead per reader (and 2 * jobs + 2
 // in all), each holding a copy of its bytes, its decoding state and at most
-// `max_block_bytes` of blocks not yet taken by the Reader.
+// `max_block_bytes` of blocks not yet taken by the Reader (per part with
+// split_generations, which cuts a generation into `jobs` parts).
 #ifndef TRACEWIRE_READER_PARALLEL_DECODING_H_
 #define TRACEWIRE_READER_PARALLEL_DECODING_H_
 
@@ -62,9 +63,9 @@ class GenerationWork {
 
 // A block of a generation handed to the commit callback.
 struct CommittedBlock {
-  absl::string_view sid;  // the generation's process
-  uint64_t events = 0;    // events the payload covers
-  std::unique_ptr<BlockPayload> payload;
+  absl::string_view sid;                  // the generation's process
+  uint64_t events = 0;                    // events the payload covers
+  std::unique_ptr<BlockPayload> payload;  // nullptr with ParallelOptions::count_only
 };
 
 // How readers decode in parallel.
@@ -76,12 +77,26 @@ struct ParallelOptions {
   // delivering those events. Otherwise workers copy the events for Next().
   std::function<std::unique_ptr<GenerationWork>()> make_work;
   std::function<void(CommittedBlock)> commit;
+  // With commit set: workers only validate and count the events (decoding without filling
+  // them, see GenerationDecoder::set_fill_events), and commit() gets blocks without a
+  // payload. make_work is then not used.
+  bool count_only = false;
   // Run make_work() not on the decoding worker but as separate tasks on copies of blocks
   // of events, which any thread may take (the reader's too): for work that costs much more
   // than decoding, several threads then share one generation, and a worker ahead needs to
   // hold little (max_block_bytes) to keep every thread busy.
   bool work_on_copies = false;
-  // Blocks a worker may queue ahead of the reader, in bytes, per generation.
+  // With make_work (not on copies, not in salvage mode): each large generation is cut
+  // into `jobs` parts of about equal numbers of events, decoded by different workers; the
+  // worker of a later part decodes the events before it without filling them (see
+  // GenerationDecoder::set_fill_events) and runs make_work() on its own part only. For
+  // work that costs much more than decoding: the threads then share one generation, and
+  // a part ahead of the reader holds less.
+  bool split_generations = false;
+  // Generations estimated to hold fewer than this many events per part are not cut (each
+  // later part decodes the events before it).
+  uint64_t min_part_events = 16384;
+  // Blocks a worker may queue ahead of the reader, in bytes, per generation (per part).
   size_t max_block_bytes = size_t{16} << 20;
   // A generation no worker has started when the reader gets to it is decoded by the
   // reader (without this, with several inputs, all workers may wait on generations of
@@ -156,6 +171,8 @@ class ParallelDecoding {
   struct Framed;
   // Drops a job: cancels it (and its queued tasks) and returns its slot to the pool.
   void Release(std::shared_ptr<WorkerPool::Job>& job);
+  // Releases every part of the current generation.
+  void ReleaseAll();
   // Ends the worker's part early: the reader decodes the rest.
   const Event* FallBack();
   void Count(uint64_t ParallelCounters::*counter);
@@ -164,14 +181,20 @@ class ParallelDecoding {
   const ParallelOptions& options_;
   bool salvage_;
   size_t depth_;
+  // The parts a generation of `payload_bytes` of event batches is cut into, and the
+  // events of each (estimated from the generations read so far).
+  size_t Parts(uint64_t payload_bytes, uint64_t* part_events) const;
+
   std::deque<std::unique_ptr<Framed>> window_;
+  uint64_t seen_events_ = 0;         // events of the generations taken from workers...
+  uint64_t seen_payload_bytes_ = 0;  // ... and their event batch bytes
   bool framing_done_ = false;
   std::unique_ptr<Framed> current_;
   RawGeneration framed_;  // scratch for FrameReader::Next
   // The generation being taken from its worker.
   ProcessStates* states_ = nullptr;
   SpeculationCheck check_;
-  bool checking_ = false;  // check_.Begin() done
+  bool checking_ = false;         // check_.Begin() done
   std::shared_ptr<void> replay_;  // the block whose events Next() returns
   const Event* replay_next_ = nullptr;
   const Event* replay_end_ = nullptr;

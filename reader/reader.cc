@@ -44,7 +44,11 @@ Reader::Reader(std::unique_ptr<ByteSource> source, ReaderOptions options)
       options_(options),
       name_(source_->Name()),
       frames_(source_.get(), options.chunk_size) {
-  if (options_.salvage) validator_ = std::make_unique<GenerationDecoder>();
+  decoder_.set_fill_events(!options_.count_only);
+  if (options_.salvage) {
+    validator_ = std::make_unique<GenerationDecoder>();
+    validator_->set_fill_events(false);  // its events are not delivered
+  }
   if (options_.parallel != nullptr) {
     parallel_ = std::make_unique<ParallelDecoding>(options_.parallel, options_.salvage);
   }
@@ -138,6 +142,7 @@ absl::StatusOr<bool> Reader::LoadGeneration() {
     if (parallel_ != nullptr && parallel_->Begin(&states_)) {
       in_weak_resync_ = false;  // a generation that validates ends the resynchronisation
       speculating_ = true;
+      ++generations_started_;
       return true;
     }
     if (options_.salvage) {
@@ -168,6 +173,7 @@ absl::StatusOr<bool> Reader::LoadGeneration() {
       return s;
     }
     decoding_ = true;
+    ++generations_started_;
     return true;
   }
 }

@@ -50,6 +50,10 @@ struct ReaderOptions {
   bool salvage = false;
   // Bytes requested from the source per read.
   size_t chunk_size = size_t{1} << 20;
+  // Only count and validate: the events Next() returns have only kind, wire_type, gen,
+  // sid, depth, thread_id and ticks set (GenerationDecoder::set_fill_events), which makes
+  // reading cheaper for callers that look at nothing else. Validation is unchanged.
+  bool count_only = false;
   // Parallel decoding across generations on these workers (reader/parallel_decoding.h);
   // nullptr: serial. Events, errors and the loss report are the same either way.
   std::shared_ptr<WorkerPool> parallel;
@@ -80,6 +84,27 @@ class Reader {
     return NextSlow();
   }
 
+  // Like Next() up to `max` times (max >= 1), without returning the events: the number
+  // of events passed, all of one generation, whose process is then in *sid (valid like an
+  // event's views); 0 at the end of the trace. Errors as Next(); an error after some
+  // events comes at the next call.
+  absl::StatusOr<uint64_t> SkipEvents(uint64_t max, absl::string_view* sid) {
+    if (ABSL_PREDICT_TRUE(decoding_)) {
+      uint64_t n = 0;
+      while (n < max && decoder_.Next() != nullptr) ++n;
+      if (ABSL_PREDICT_TRUE(n > 0)) {
+        events_ += n;
+        *sid = decoder_.info().sid;
+        return n;
+      }
+    }
+    absl::StatusOr<const Event*> event = NextSlow();
+    if (!event.ok()) return event.status();
+    if (*event == nullptr) return 0;
+    *sid = (*event)->sid;
+    return 1;
+  }
+
   // The generation the last event came from; nullptr before the first generation and for
   // events a parallel worker decoded.
   const GenerationInfo* generation() const { return decoding_ ? &decoder_.info() : nullptr; }
@@ -89,6 +114,10 @@ class Reader {
 
   // Events delivered so far.
   uint64_t events_delivered() const { return events_; }
+
+  // Generations started so far: changes whenever Next() moves on to the events of another
+  // generation (all the events of one generation have the same sid).
+  uint64_t generations_started() const { return generations_started_; }
 
   // Salvage mode: what was lost; complete once Next() returned nullptr.
   const LossReport& loss_report() const { return report_; }
@@ -127,6 +156,7 @@ class Reader {
   absl::Status error_;
   uint32_t version_ = 0;
   uint64_t events_ = 0;
+  uint64_t generations_started_ = 0;
   uint64_t skipped_bytes_ = 0;
   LossReport report_;
 };

@@ -20,6 +20,7 @@
 #ifndef TRACEWIRE_READER_SPECULATION_LOG_H_
 #define TRACEWIRE_READER_SPECULATION_LOG_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -68,6 +69,10 @@ class SpeculationLog {
 
   // Entries added since the last call (handed over with a block of events).
   std::vector<Entry> TakeEntries() { return std::exchange(entries_, {}); }
+
+  // Entries held, and dropping those added after the first `n`.
+  size_t size() const { return entries_.size(); }
+  void Truncate(size_t n) { entries_.resize(std::min(n, entries_.size())); }
 
  private:
   std::vector<Entry> entries_;

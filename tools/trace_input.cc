@@ -70,11 +70,14 @@ absl::StatusOr<std::unique_ptr<TraceInput>> TraceInput::Open(
   std::unique_ptr<TraceInput> input(new TraceInput());
   std::error_code error;
   const bool directory = path != "-" && std::filesystem::is_directory(path, error);
+  // The merge of a directory orders the events by their wall time.
+  if (directory) options.count_only = false;
   if (parallel != nullptr && parallel->jobs >= 2) {
     reader::ParallelOptions workers = *parallel;
     if (directory) {
       workers.make_work = nullptr;
       workers.commit = nullptr;
+      workers.count_only = false;
     } else if (workers.commit) {
       workers.commit = [input = input.get(),
                         commit = std::move(workers.commit)](reader::CommittedBlock block) {
@@ -138,7 +141,11 @@ void TraceInput::NoteSid(absl::string_view sid) {
 absl::StatusOr<const reader::Event*> TraceInput::Next() {
   if (single_ != nullptr) {
     absl::StatusOr<const reader::Event*> event = single_->Next();
-    if (event.ok() && *event != nullptr) NoteSid((*event)->sid);
+    // The events of a generation share its process: note it once per generation.
+    if (event.ok() && *event != nullptr && single_->generations_started() != noted_generation_) {
+      noted_generation_ = single_->generations_started();
+      NoteSid((*event)->sid);
+    }
     return event;
   }
   if (tree_ == nullptr) {
@@ -151,6 +158,22 @@ absl::StatusOr<const reader::Event*> TraceInput::Next() {
     tree_ = std::move(*tree);
   }
   return tree_->Next();
+}
+
+absl::StatusOr<uint64_t> TraceInput::SkipEvents(uint64_t max) {
+  if (single_ != nullptr) {
+    absl::string_view sid;
+    absl::StatusOr<uint64_t> n = single_->SkipEvents(max, &sid);
+    if (n.ok() && *n > 0 && single_->generations_started() != noted_generation_) {
+      noted_generation_ = single_->generations_started();
+      NoteSid(sid);
+    }
+    return n;
+  }
+  // A directory: the merge delivers one event at a time.
+  absl::StatusOr<const reader::Event*> event = Next();
+  if (!event.ok()) return event.status();
+  return *event == nullptr ? 0 : 1;
 }
 
 std::vector<std::pair<std::string, reader::LossReport>> TraceInput::LossReports() const {

@@ -34,8 +34,9 @@ class TraceInput {
  public:
   // Opens `path`: "-" is stdin, a directory is read as every regular file in it whose name
   // does not start with '.', in name order (side by side, through a FileSourcePool, so
-  // that any number of files stays under the descriptor limit). Fails (I/O errors) if the path cannot be
-  // opened or a directory holds no file. With `keep_stdin`, stdin is read into memory
+  // that any number of files stays under the descriptor limit; options.count_only is not
+  // used for a directory, whose merge needs the events' times). Fails (I/O errors) if the path
+  // cannot be opened or a directory holds no file. With `keep_stdin`, stdin is read into memory
   // first so that Reopen() works for it too.
   //
   // With `parallel` (jobs >= 2), generations are decoded on that many worker threads
@@ -50,6 +51,10 @@ class TraceInput {
   // The next event, nullptr at the end. Errors are trace errors (invalid or truncated
   // data; their messages name the file and byte offset) or I/O errors while reading.
   absl::StatusOr<const reader::Event*> Next();
+
+  // Like Next() up to `max` times (max >= 1) without returning the events: the number of
+  // events passed, 0 at the end. For callers that only count: cheaper per event.
+  absl::StatusOr<uint64_t> SkipEvents(uint64_t max);
 
   // The input files (a single "-" or file path, or the files of the directory).
   const std::vector<std::string>& files() const { return files_; }
@@ -80,12 +85,13 @@ class TraceInput {
   std::optional<uint64_t> total_bytes_;
   std::string stdin_copy_;
   bool stdin_kept_ = false;
-  std::unique_ptr<reader::FileSourcePool> pool_;  // directory inputs
+  std::unique_ptr<reader::FileSourcePool> pool_;          // directory inputs
   std::unique_ptr<reader::Reader> single_;                // one file
   std::vector<std::unique_ptr<reader::Reader>> pending_;  // directory, before merging
   std::unique_ptr<reader::ProcessTreeReader> tree_;       // directory, merging
   std::vector<const reader::Reader*> readers_;            // every reader, input order
   std::vector<std::string> sids_;                         // single file: sids seen
+  uint64_t noted_generation_ = 0;  // single file: the generation whose sid was noted
 };
 
 }  // namespace tracewire::tools

@@ -12,20 +12,8 @@
 namespace tracewire::tools {
 namespace {
 
-// Parallel workers only count the events they validate (the count comes with each block).
-class NoPayload : public reader::BlockPayload {
- public:
-  size_t bytes() const override { return 0; }
-};
-
-class CountWork : public reader::GenerationWork {
- public:
-  void Add(const reader::Event&) override {}
-  bool BlockFull() const override { return false; }
-  std::unique_ptr<reader::BlockPayload> TakeBlock() override {
-    return std::make_unique<NoPayload>();
-  }
-};
+// Events counted between progress reports.
+constexpr uint64_t kEventsPerStep = 4096;
 
 }  // namespace
 
@@ -35,13 +23,16 @@ int Validate(const std::string& input_path, int jobs) {
   TraceInput* input_ptr = nullptr;
   reader::ParallelOptions parallel;
   parallel.jobs = DecodingJobs(jobs);
-  parallel.make_work = [] { return std::make_unique<CountWork>(); };
+  // Workers only validate and count (the count comes with each block).
+  parallel.count_only = true;
   parallel.commit = [&](reader::CommittedBlock block) {
     events += block.events;
     progress.Report(input_ptr->bytes_read(), input_ptr->total_bytes(), events);
   };
+  reader::ReaderOptions reader_options;
+  reader_options.count_only = true;  // nothing but the count is used
   absl::StatusOr<std::unique_ptr<TraceInput>> input =
-      TraceInput::Open(input_path, {}, /*keep_stdin=*/false, &parallel);
+      TraceInput::Open(input_path, reader_options, /*keep_stdin=*/false, &parallel);
   if (!input.ok()) {
     std::fprintf(stderr, "tracewire validate: %s\n", std::string(input.status().message()).c_str());
     return kExitUsage;
@@ -52,15 +43,16 @@ int Validate(const std::string& input_path, int jobs) {
   }
   input_ptr = input->get();
   while (true) {
-    absl::StatusOr<const reader::Event*> event = (*input)->Next();
-    if (!event.ok()) {
+    absl::StatusOr<uint64_t> n = (*input)->SkipEvents(kEventsPerStep);
+    if (!n.ok()) {
       progress.Finish();
       std::fprintf(stderr, "tracewire validate: invalid trace: %s\n",
-                   std::string(event.status().message()).c_str());
-      return IsIoError(event.status()) ? kExitUsage : kExitInvalid;
+                   std::string(n.status().message()).c_str());
+      return IsIoError(n.status()) ? kExitUsage : kExitInvalid;
     }
-    if (*event == nullptr) break;
-    progress.Update((*input)->bytes_read(), (*input)->total_bytes(), ++events);
+    if (*n == 0) break;
+    events += *n;
+    progress.Report((*input)->bytes_read(), (*input)->total_bytes(), events);
   }
   progress.Finish();
   std::printf("%s: valid: %llu events, %llu generations, %zu processes\n", input_path.c_str(),

@@ -14,6 +14,8 @@
 //   * parallel decoding (two workers that decode every generation, none left to the
 //     reader) gives what the serial read gives: the same events through every formatter,
 //     the same error, the same loss report.
+// A strict read with ReaderOptions::count_only (through Next() and SkipEvents()) must see
+// the same events and end the same way.
 // The two halves of the input are also read as two files of a trace directory, merged by a
 // ProcessTreeReader (the path of `validate DIR`).
 #include <cstddef>
@@ -24,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "reader/byte_source.h"
@@ -74,9 +77,10 @@ constexpr size_t kOtlp = 4;
 
 struct ReadResult {
   bool ok = true;
-  std::string error;  // the strict read's error
+  std::string error;  // the strict read's error message
   uint64_t events = 0;
-  bool clean = true;  // salvage: nothing lost
+  std::string counted;  // what count_only leaves set in each event
+  bool clean = true;    // salvage: nothing lost
   std::string loss_summary;
   std::vector<Output> outputs;
 };
@@ -94,6 +98,46 @@ std::shared_ptr<tracewire::reader::WorkerPool> Workers() {
   return *workers;
 }
 
+void AppendCounted(const Event& e, std::string* out) {
+  absl::StrAppend(out, static_cast<int>(e.kind), " ", static_cast<int>(e.wire_type), " ", e.gen,
+                  " ", e.sid, " ", e.thread_id, " ", e.ticks, "\n");
+}
+
+// The strict read with ReaderOptions::count_only, through Next() or SkipEvents().
+ReadResult ReadCountOnly(absl::string_view trace, bool skip) {
+  ReaderOptions options;
+  options.count_only = true;
+  options.chunk_size = 64;
+  Reader reader(MemorySource(trace, "fuzz"), options);
+  ReadResult result;
+  while (true) {
+    absl::Status status;
+    if (skip) {
+      absl::string_view sid;
+      absl::StatusOr<uint64_t> n = reader.SkipEvents(5, &sid);
+      if (n.ok() && *n == 0) break;
+      if (n.ok()) {
+        result.events += *n;
+        continue;
+      }
+      status = n.status();
+    } else {
+      absl::StatusOr<const Event*> event = reader.Next();
+      if (event.ok() && *event == nullptr) break;
+      if (event.ok()) {
+        ++result.events;
+        AppendCounted(**event, &result.counted);
+        continue;
+      }
+      status = event.status();
+    }
+    result.ok = false;
+    result.error = std::string(status.message());
+    break;
+  }
+  return result;
+}
+
 ReadResult Read(absl::string_view trace, bool salvage, bool parallel) {
   ReaderOptions options;
   options.salvage = salvage;
@@ -107,11 +151,12 @@ ReadResult Read(absl::string_view trace, bool salvage, bool parallel) {
     if (!event.ok()) {
       if (salvage) Fail("salvage mode failed");
       result.ok = false;
-      result.error = event.status().ToString();
+      result.error = std::string(event.status().message());
       break;
     }
     if (*event == nullptr) break;
     ++result.events;
+    AppendCounted(**event, &result.counted);
     for (Output& output : result.outputs) output.formatter->Write(**event, &output.text);
   }
   for (Output& output : result.outputs) output.formatter->Finish(&output.text);
@@ -167,7 +212,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (parallel.ok != serial->ok || parallel.error != serial->error) {
       Fail("parallel decoding fails differently from the serial read");
     }
-    if (parallel.events != serial->events) Fail("parallel decoding delivers other events");
+    if (parallel.events != serial->events || parallel.counted != serial->counted) {
+      Fail("parallel decoding delivers other events");
+    }
     if (parallel.loss_summary != serial->loss_summary) {
       Fail("parallel decoding reports another loss");
     }
@@ -175,6 +222,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (parallel.outputs[i].text != serial->outputs[i].text) {
         Fail("parallel decoding formats differently from the serial read");
       }
+    }
+  }
+  for (bool skip : {false, true}) {
+    const ReadResult counted = ReadCountOnly(trace, skip);
+    if (counted.ok != strict.ok || counted.error != strict.error ||
+        counted.events != strict.events || (!skip && counted.counted != strict.counted)) {
+      Fail("a count_only read differs from the strict read");
     }
   }
   if (strict.ok) {

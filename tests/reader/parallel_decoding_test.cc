@@ -3,6 +3,8 @@
 // over copies of the events or the payloads of their own work, on traces whose state
 // crosses generation boundaries in every way the speculation has to check, on damaged
 // traces, and on many processes merged by a ProcessTreeReader.
+#include "reader/parallel_decoding.h"
+
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -11,10 +13,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "gtest/gtest.h"
 #include "format/varint.h"
+#include "gtest/gtest.h"
 #include "reader/byte_source.h"
-#include "reader/parallel_decoding.h"
 #include "reader/process_tree.h"
 #include "reader/reader.h"
 #include "tests/reader/trace_builder.h"
@@ -52,7 +53,8 @@ struct Outcome {
 
 void Finish(const Reader& r, Outcome* out) {
   out->loss = r.loss_report().Summary();
-  for (const absl::Status& s : r.loss_report().errors) absl::StrAppend(&out->loss, "\n", s.ToString());
+  for (const absl::Status& s : r.loss_report().errors)
+    absl::StrAppend(&out->loss, "\n", s.ToString());
   absl::StrAppend(&out->loss, "\nlost_events=", r.loss_report().lost_events,
                   " exact=", r.loss_report().lost_events_exact,
                   " generations_lost=", r.loss_report().generations_lost);
@@ -104,10 +106,12 @@ class FingerprintWork : public GenerationWork {
 
 struct Mode {
   int jobs;
-  bool work;             // workers run FingerprintWork (else they copy events)
-  size_t block_events;   // FingerprintWork block size
+  bool work;            // workers run FingerprintWork (else they copy events)
+  size_t block_events;  // FingerprintWork block size
   size_t max_block_bytes;
   bool reader_decodes_unstarted = true;
+  bool split = false;  // split_generations (with work)
+  uint64_t min_part_events = 1;
 };
 
 const Mode kModes[] = {
@@ -117,6 +121,11 @@ const Mode kModes[] = {
     {2, true, 3, 1},
     {4, true, 1000, size_t{16} << 20},
     {1, true, 2, 1},  // one worker thread
+    // Generations cut into parts (the test traces' generations are small: any size).
+    {2, true, 1, size_t{16} << 20, true, true, 1},
+    {3, true, 2, 1, true, true, 1},
+    {2, true, 1000, size_t{16} << 20, true, true, 2},
+    {4, true, 1, 1, false, true, 1},
 };
 
 Outcome ReadParallel(absl::string_view bytes, bool salvage, const Mode& mode,
@@ -126,6 +135,8 @@ Outcome ReadParallel(absl::string_view bytes, bool salvage, const Mode& mode,
   parallel.jobs = mode.jobs;
   parallel.max_block_bytes = mode.max_block_bytes;
   parallel.reader_decodes_unstarted = mode.reader_decodes_unstarted;
+  parallel.split_generations = mode.split;
+  parallel.min_part_events = mode.min_part_events;
   if (mode.work) {
     parallel.make_work = [&mode] { return std::make_unique<FingerprintWork>(mode.block_events); };
     parallel.commit = [&out](CommittedBlock block) {
@@ -153,6 +164,33 @@ void ExpectSame(const Outcome& serial, const Outcome& parallel) {
   EXPECT_EQ(serial.generations, parallel.generations);
 }
 
+// Reads counting only, as `tracewire validate` does (ReaderOptions and ParallelOptions
+// count_only): `events` holds one line per event.
+Outcome ReadCounting(absl::string_view bytes, bool salvage, int jobs) {
+  Outcome out;
+  ParallelOptions parallel;
+  parallel.jobs = jobs;
+  parallel.count_only = true;
+  parallel.commit = [&out](CommittedBlock block) {
+    EXPECT_EQ(block.payload, nullptr);
+    out.events.insert(out.events.end(), block.events, "counted");
+  };
+  ReaderOptions options;
+  options.salvage = salvage;
+  options.count_only = true;
+  options.parallel = std::make_shared<WorkerPool>(parallel);
+  ReadInto(bytes, options, &out);
+  return out;
+}
+
+void ExpectSameCount(const Outcome& serial, const Outcome& counted) {
+  EXPECT_EQ(serial.events.size(), counted.events.size());
+  EXPECT_EQ(serial.status, counted.status);
+  EXPECT_EQ(serial.loss, counted.loss);
+  EXPECT_EQ(serial.delivered, counted.delivered);
+  EXPECT_EQ(serial.generations, counted.generations);
+}
+
 // Reads `trace` serially and in every parallel mode, strict and salvaging; returns the
 // strict serial outcome.
 Outcome ExpectSameEverywhere(const std::string& trace) {
@@ -164,8 +202,13 @@ Outcome ExpectSameEverywhere(const std::string& trace) {
     if (!salvage) strict = serial;
     for (const Mode& mode : kModes) {
       SCOPED_TRACE(absl::StrCat("salvage=", salvage, " jobs=", mode.jobs, " work=", mode.work,
-                                " block=", mode.block_events, " queue=", mode.max_block_bytes));
+                                " block=", mode.block_events, " queue=", mode.max_block_bytes,
+                                " split=", mode.split));
       ExpectSame(serial, ReadParallel(trace, salvage, mode));
+    }
+    for (const int jobs : {1, 2, 3}) {
+      SCOPED_TRACE(absl::StrCat("salvage=", salvage, " count_only jobs=", jobs));
+      ExpectSameCount(serial, ReadCounting(trace, salvage, jobs));
     }
   }
   return strict;
@@ -256,8 +299,8 @@ TEST(ParallelDecodingTest, SpeculationIsTakenWhenItHolds) {
       ReaderOptions options;
       options.salvage = salvage;
       ExpectSame(ReadWith(trace, options),
-                 ReadParallel(trace, salvage, Mode{2, work, 4, 1, /*reader_decodes_unstarted=*/false},
-                              &counters));
+                 ReadParallel(trace, salvage,
+                              Mode{2, work, 4, 1, /*reader_decodes_unstarted=*/false}, &counters));
       EXPECT_EQ(counters.taken, 11u);
       EXPECT_EQ(counters.fell_back, 1u);
       EXPECT_EQ(counters.unstarted, 0u);
@@ -403,7 +446,8 @@ TEST(ParallelDecodingTest, ProcessTreeOfParallelReaders) {
     for (int gen = 1; gen <= 5; ++gen) {
       GenBuilder g = gen == 1 ? Base(1, sid) : Later(gen, 10000 * gen + p, sid);
       if (gen > 1) g.Raw(0, E::kThreadStatus, 10000 * gen + p, {g.S("main"), 1000});
-      for (int i = 0; i < 10; ++i) g.Ev(0, E::kData, 10000 * gen + 100 * i + p + 5, Site(g), {g.S(sid)});
+      for (int i = 0; i < 10; ++i)
+        g.Ev(0, E::kData, 10000 * gen + 100 * i + p + 5, Site(g), {g.S(sid)});
       gens.push_back(g.Finish());
     }
     files.push_back(Trace(gens));

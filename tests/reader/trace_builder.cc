@@ -11,6 +11,7 @@
 #include "format/raw_event.h"
 #include "format/record_encoder.h"
 #include "format/varint.h"
+#include "gtest/gtest.h"
 #include "reader/byte_source.h"
 
 namespace tracewire::testing {
@@ -238,8 +239,19 @@ std::string RemoveFrame(absl::string_view generation, EventType type) {
   return std::string(generation);
 }
 
+namespace {
+
+// What count_only leaves set in an event.
+std::string CountedFields(const reader::Event& e) {
+  return absl::StrCat(reader::EventKindName(e.kind), " ", static_cast<int>(e.wire_type), " ", e.gen,
+                      " ", e.sid, " ", e.thread_id, " ", e.ticks);
+}
+
+}  // namespace
+
 ReadResult ReadAll(absl::string_view bytes, reader::ReaderOptions options) {
   ReadResult result;
+  std::vector<std::string> counted;
   reader::Reader r(reader::MemorySource(bytes), options);
   while (true) {
     absl::StatusOr<const reader::Event*> event = r.Next();
@@ -249,9 +261,47 @@ ReadResult ReadAll(absl::string_view bytes, reader::ReaderOptions options) {
     }
     if (*event == nullptr) break;
     result.debug.push_back((*event)->DebugString());
+    counted.push_back(CountedFields(**event));
     if (result.generations.empty() || result.generations.back() != (*event)->gen) {
       result.generations.push_back((*event)->gen);
     }
+  }
+  if (options.count_only) return result;
+  options.count_only = true;
+  {
+    reader::Reader lite(reader::MemorySource(bytes), options);
+    std::vector<std::string> seen;
+    absl::Status status;
+    while (true) {
+      absl::StatusOr<const reader::Event*> event = lite.Next();
+      if (!event.ok()) {
+        status = event.status();
+        break;
+      }
+      if (*event == nullptr) break;
+      seen.push_back(CountedFields(**event));
+    }
+    EXPECT_EQ(seen, counted) << "count_only read: other events";
+    EXPECT_EQ(status, result.status) << "count_only read: other outcome";
+  }
+  {
+    reader::Reader lite(reader::MemorySource(bytes), options);
+    uint64_t events = 0;
+    absl::Status status;
+    while (true) {
+      absl::string_view sid;
+      absl::StatusOr<uint64_t> n = lite.SkipEvents(3, &sid);
+      if (!n.ok()) {
+        status = n.status();
+        break;
+      }
+      if (*n == 0) break;
+      EXPECT_LE(*n, 3u);
+      events += *n;
+    }
+    EXPECT_EQ(events, counted.size()) << "SkipEvents: other number of events";
+    EXPECT_EQ(status, result.status) << "SkipEvents: other outcome";
+    EXPECT_EQ(lite.events_delivered(), counted.size());
   }
   return result;
 }

@@ -106,6 +106,9 @@ struct ReadResult {
   absl::Status status;
   std::vector<uint64_t> generations;  // distinct gens seen, in order
 };
+// Unless options.count_only, the read is repeated with count_only, once through Next()
+// and once through SkipEvents(): a gtest failure is added unless both see the same events
+// (kind, gen, sid, thread, ticks) and end with the same status.
 ReadResult ReadAll(absl::string_view bytes, reader::ReaderOptions options = {});
 
 }  // namespace tracewire::testing
