@@ -9,8 +9,7 @@
 
 #include <algorithm>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "runtime/text.h"
 
 namespace tracewire::runtime {
 
@@ -21,21 +20,41 @@ std::string Sha1Hex(absl::string_view data) {
   SHA1_Update(&context, data.data(), data.size());
   SHA1_Final(digest, &context);
   std::string hex;
-  for (unsigned char byte : digest) absl::StrAppendFormat(&hex, "%02x", byte);
+  for (unsigned char byte : digest) AppendHexByte(&hex, byte);
   return hex;
 }
 
-std::string OwnSidComponent(absl::Time now, absl::string_view hostname, unsigned pid) {
-  const std::string time = absl::FormatTime("%Y%m%dT%H%M%E6SZ", now, absl::UTCTimeZone());
-  // %E6S gives "SS.uuuuuu"; git's form has no separator other than that dot.
-  const std::string host =
-      hostname.empty() ? "Localhost" : absl::StrCat("H", Sha1Hex(hostname).substr(0, 8));
-  return absl::StrFormat("%s-%s-P%08x", time, host, pid);
+std::string OwnSidComponent(const timespec& now, absl::string_view hostname, unsigned pid) {
+  // "yyyymmddThhmmss.uuuuuuZ": git's form has no separator other than the dot.
+  tm utc;
+  const time_t seconds = now.tv_sec;
+  gmtime_r(&seconds, &utc);
+  std::string sid;
+  sid.reserve(48);
+  AppendDec(&sid, static_cast<uint64_t>(utc.tm_year + 1900), 4);
+  AppendDec(&sid, static_cast<uint64_t>(utc.tm_mon + 1), 2);
+  AppendDec(&sid, static_cast<uint64_t>(utc.tm_mday), 2);
+  sid.push_back('T');
+  AppendDec(&sid, static_cast<uint64_t>(utc.tm_hour), 2);
+  AppendDec(&sid, static_cast<uint64_t>(utc.tm_min), 2);
+  AppendDec(&sid, static_cast<uint64_t>(utc.tm_sec), 2);
+  sid.push_back('.');
+  AppendDec(&sid, static_cast<uint64_t>(now.tv_nsec / 1000), 6);
+  sid += "Z-";
+  if (hostname.empty()) {
+    sid += "Localhost";
+  } else {
+    sid.push_back('H');
+    sid += Sha1Hex(hostname).substr(0, 8);
+  }
+  sid += "-P";
+  AppendHex(&sid, pid, 8);
+  return sid;
 }
 
 std::string FullSid(absl::string_view parent_sid, absl::string_view own) {
   if (parent_sid.empty()) return std::string(own);
-  return absl::StrCat(parent_sid, "/", own);
+  return Cat({parent_sid, "/", own});
 }
 
 int SidDepth(absl::string_view full_sid) {
