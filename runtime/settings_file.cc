@@ -117,8 +117,11 @@ void UserSettingsPathInto(const char* xdg_config_home, const char* home, char* o
   }
   out[0] = '\0';
   if (base == nullptr) return;
-  const int n = snprintf(out, size, "%s%s", base, suffix);
-  if (n < 0 || static_cast<size_t>(n) >= size) out[0] = '\0';
+  const size_t base_size = strlen(base);
+  const size_t suffix_size = strlen(suffix);
+  if (base_size + suffix_size >= size) return;
+  memcpy(out, base, base_size);
+  memcpy(out + base_size, suffix, suffix_size + 1);
 }
 
 // The two files, read once.
