@@ -47,6 +47,18 @@ TEST(SidTest, TimeAndPidFormatting) {
             "20010203T040506.000000Z-H0a7c9cdf-P00000001");
 }
 
+TEST(SidTest, CalendarMatchesAbseilAcrossYears) {
+  // Leap days, century and 400-year rules, month ends: every 7 hours 13 minutes from 1970
+  // to 2200 against absl::FormatTime.
+  const absl::Time start = absl::FromUnixSeconds(0);
+  for (int64_t s = 0; s < int64_t{230} * 365 * 86400; s += 7 * 3600 + 13 * 60 + 17) {
+    const absl::Time t = start + absl::Seconds(s);
+    const std::string expected =
+        absl::FormatTime("%Y%m%dT%H%M%E6SZ", t, absl::UTCTimeZone()) + "-Localhost-P00000001";
+    ASSERT_EQ(OwnSidComponent(absl::ToTimespec(t), "", 1), expected) << s;
+  }
+}
+
 TEST(SidTest, Sha1Hex) {
   EXPECT_EQ(Sha1Hex("abc"), "a9993e364706816aba3e25717850c26c9cd0d89d");
   EXPECT_EQ(Sha1Hex(""), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
