@@ -6,10 +6,6 @@
 namespace tracewire::format {
 namespace {
 
-void StoreLittleEndian32(char* out, uint32_t value) {
-  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>(value >> (8 * i));
-}
-
 uint32_t LoadLittleEndian32(const char* in) {
   uint32_t value = 0;
   for (int i = 0; i < 4; ++i) value |= uint32_t{static_cast<uint8_t>(in[i])} << (8 * i);
@@ -17,17 +13,6 @@ uint32_t LoadLittleEndian32(const char* in) {
 }
 
 }  // namespace
-
-std::string EncodeFileHeader(uint32_t version, uint32_t flags) {
-  std::string header(reinterpret_cast<const char*>(kFileMagic), sizeof(kFileMagic));
-  char version_bytes[4];
-  StoreLittleEndian32(version_bytes, version);
-  header.append(version_bytes, 4);
-  char flag_bytes[4];
-  StoreLittleEndian32(flag_bytes, flags);
-  header.append(flag_bytes, 4);
-  return header;
-}
 
 absl::StatusOr<uint32_t> ParseFileHeader(absl::string_view input) {
   if (input.size() < kFileHeaderSize) {

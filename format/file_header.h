@@ -7,11 +7,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "format/file_header_encoder.h"  // EncodeFileHeader
 
 namespace tracewire::format {
-
-// The header bytes for `version` with `flags` (kFileFlag*).
-std::string EncodeFileHeader(uint32_t version, uint32_t flags = 0);
 
 // Parses the first kFileHeaderSize bytes of `input` and returns the format version.
 // Fails with OutOfRange if fewer bytes are given, DataLoss for a wrong magic, for non-zero

@@ -1,7 +1,7 @@
 #include "format/record_encoder.h"
 
 #include "absl/strings/str_format.h"
-#include "format/varint.h"
+#include "format/record_writer.h"
 
 namespace tracewire::format {
 
@@ -19,56 +19,34 @@ absl::Status AppendRecord(std::string* out, EventType type, absl::Span<const uin
   } else if (!IsExperimentalType(type_number) || type_number == 0) {
     return absl::InvalidArgumentError(absl::StrFormat("unknown event type %d", type_number));
   }
-  const std::string name = spec != nullptr ? std::string(spec->name)
-                                           : absl::StrFormat("experimental_%d", type_number);
+  const std::string name =
+      spec != nullptr ? std::string(spec->name) : absl::StrFormat("experimental_%d", type_number);
   if (args.size() != expected_args) {
-    return absl::InvalidArgumentError(absl::StrFormat("%s takes %d arguments, got %d", name,
-                                                      expected_args, args.size()));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s takes %d arguments, got %d", name, expected_args, args.size()));
   }
   if (!has_data && !data.empty()) {
     return absl::InvalidArgumentError(absl::StrFormat("%s carries no data", name));
   }
   if (data.size() > max_data) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s data of %d bytes exceeds the maximum %d", name, data.size(), max_data));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s data of %d bytes exceeds the maximum %d", name, data.size(), max_data));
   }
   const bool is_stack = spec != nullptr && spec->is_stack;
   if (is_stack) {
     const uint64_t nframes = args[spec->ArgIndex("nframes")];
     if (nframes != frames.size() || nframes > kMaxFramesPerStack) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "stack record: nframes=%d but %d frames given (maximum %d)", nframes, frames.size(),
-          kMaxFramesPerStack));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("stack record: nframes=%d but %d frames given (maximum %d)", nframes,
+                          frames.size(), kMaxFramesPerStack));
     }
   } else if (!frames.empty()) {
     return absl::InvalidArgumentError(absl::StrFormat("%s carries no stack frames", name));
   }
-  out->push_back(static_cast<char>(type_number));
-  for (uint64_t arg : args) AppendUvarint(out, arg);
-  for (const StackFrame& frame : frames) {
-    AppendUvarint(out, frame.pc);
-    AppendUvarint(out, frame.func_string);
-    AppendUvarint(out, frame.file_string);
-    AppendUvarint(out, frame.line);
-  }
-  if (has_data) {
-    AppendUvarint(out, data.size());
-    out->append(data.data(), data.size());
+  if (!TryAppendRecord(out, type, args, data, frames)) {
+    return absl::InternalError(absl::StrFormat("%s: record rejected", name));
   }
   return absl::OkStatus();
-}
-
-size_t RecordSize(EventType type, absl::Span<const uint64_t> args, absl::string_view data,
-                  absl::Span<const StackFrame> frames) {
-  const EventSpec* spec = LookupSpec(type);
-  size_t size = 1;
-  for (uint64_t arg : args) size += UvarintSize(arg);
-  for (const StackFrame& frame : frames) {
-    size += UvarintSize(frame.pc) + UvarintSize(frame.func_string) +
-            UvarintSize(frame.file_string) + UvarintSize(frame.line);
-  }
-  if (spec == nullptr || spec->has_data) size += UvarintSize(data.size()) + data.size();
-  return size;
 }
 
 }  // namespace tracewire::format

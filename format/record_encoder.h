@@ -10,6 +10,7 @@
 #include "absl/types/span.h"
 #include "format/event_spec.h"
 #include "format/raw_event.h"
+#include "format/record_writer.h"  // RecordSize, TryAppendRecord
 
 namespace tracewire::format {
 
@@ -20,12 +21,7 @@ namespace tracewire::format {
 // not match the row or exceed a limit. Unknown experimental types use the generic layout
 // (dt, data).
 absl::Status AppendRecord(std::string* out, EventType type, absl::Span<const uint64_t> args,
-                          absl::string_view data = {},
-                          absl::Span<const StackFrame> frames = {});
-
-// Exact number of bytes AppendRecord would append (no validation).
-size_t RecordSize(EventType type, absl::Span<const uint64_t> args, absl::string_view data = {},
-                  absl::Span<const StackFrame> frames = {});
+                          absl::string_view data = {}, absl::Span<const StackFrame> frames = {});
 
 }  // namespace tracewire::format
 

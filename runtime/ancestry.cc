@@ -5,8 +5,7 @@
 
 #include <cerrno>
 
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
+#include "runtime/text.h"
 #include "tracewire/tracewire.h"
 
 namespace tracewire::runtime {
@@ -41,7 +40,7 @@ absl::optional<ProcStat> ParseProcStat(absl::string_view text) {
   rest.remove_prefix(3);
   const size_t end = rest.find(' ');
   int ppid;
-  if (!absl::SimpleAtoi(rest.substr(0, end), &ppid) || ppid < 0) return absl::nullopt;
+  if (!ParseDecimal(rest.substr(0, end), &ppid) || ppid < 0) return absl::nullopt;
   ProcStat stat;
   stat.name = std::string(text.substr(open + 1, close - open - 1));
   stat.ppid = ppid;
@@ -52,7 +51,7 @@ std::vector<std::string> ReadAncestry(pid_t pid, const std::string& proc_root) {
   std::vector<std::string> names;
   std::string text;
   while (pid > 0 && names.size() < static_cast<size_t>(kMaxAncestors)) {
-    if (!ReadSmallFile(absl::StrCat(proc_root, "/", pid, "/stat"), &text)) break;
+    if (!ReadSmallFile(Cat({proc_root, "/", Dec(pid), "/stat"}), &text)) break;
     absl::optional<ProcStat> stat = ParseProcStat(text);
     if (!stat.has_value()) break;
     names.push_back(std::move(stat->name));

@@ -3,7 +3,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "absl/strings/str_cat.h"
 #include "format/varint.h"
 #include "runtime/ancestry.h"
 #include "runtime/config_params.h"
@@ -13,6 +12,7 @@
 #include "runtime/recorder.h"
 #include "runtime/redact.h"
 #include "runtime/settings_file.h"
+#include "runtime/text.h"
 #include "tracewire/tracewire.h"
 
 namespace tracewire::runtime {
@@ -201,7 +201,7 @@ void tw_cmd_name_fl(const char* file, int line, const char* name) {
   if (name == nullptr) name = "";
   const char* parent = getenv("TRACEWIRE_PARENT_NAME");
   const std::string hierarchy =
-      parent != nullptr && *parent != '\0' ? absl::StrCat(parent, "/", name) : std::string(name);
+      parent != nullptr && *parent != '\0' ? Cat({parent, "/", name}) : std::string(name);
   setenv("TRACEWIRE_PARENT_NAME", hierarchy.c_str(), 1);
   SetCommandName(name, hierarchy);
   ThreadState* ts = BeginEvent();
@@ -345,7 +345,7 @@ void tw_thread_start_fl(const char* file, int line, const char* thread_base_name
     // git turns thread_start on the main thread into a region.
     ThreadState* ts = BeginEvent();
     if (ts == nullptr) return;
-    const std::string msg = absl::StrCat("thread-proc on main: ", base);
+    const std::string msg = Cat({"thread-proc on main: ", base});
     const uint64_t msg_id = UniqueString(ts, msg);
     RegionEvent(ts, EventType::kRegionEnter,
                 SiteIndexForContent(ts, file, line, nullptr, nullptr, TW_NO_REPO), true, msg,

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "format/generation_encoder.h"
+#include "format/generation_records.h"
 
 namespace tracewire::runtime {
 

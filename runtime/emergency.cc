@@ -6,7 +6,7 @@
 
 #include <mutex>
 
-#include "format/generation_encoder.h"
+#include "format/generation_records.h"
 #include "format/varint.h"
 #include "runtime/flight_recorder.h"
 #include "runtime/recorder.h"

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <mutex>
 
-#include "format/generation_encoder.h"
+#include "format/generation_records.h"
 #include "format/varint.h"
 #include "runtime/recorder.h"
 #include "runtime/session.h"

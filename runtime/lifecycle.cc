@@ -5,20 +5,20 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
-#include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
-#include "absl/time/clock.h"
-#include "runtime/config_params.h"
 #include "format/constants.h"
-#include "format/file_header.h"
+#include "format/file_header_encoder.h"
+#include "runtime/config_params.h"
 #include "runtime/emit.h"
 #include "runtime/flight_recorder.h"
 #include "runtime/session.h"
@@ -32,6 +32,7 @@ namespace {
 
 bool g_initialized = false;
 bool g_start_time_set = false;
+uint64_t g_start_ticks = 0;  // tw_initialize_clock() (or tw_initialize) time
 
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL,  SIGABRT,
                                  SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE};
@@ -127,8 +128,7 @@ void AtExitHandler() {
   EmitTimers(s.timer_defs, s.timer_totals, s.num_timers, false, format::EventType::kTimer);
   EmitCounters(s.counter_defs, s.counter_totals, s.counter_used, s.num_counters, false,
                format::EventType::kCounter);
-  EmitInternal(format::EventType::kAtexit, nullptr, nullptr,
-               {format::ZigzagEncode(s.exit_code.load(std::memory_order_relaxed))});
+  EmitInternal(format::EventType::kAtexit, nullptr, nullptr, {format::ZigzagEncode(ExitCode())});
   AdvanceGeneration(/*final=*/true);
   __atomic_store_n(&tw_enabled_flag, 0, __ATOMIC_RELAXED);
   s.destination.Close();
@@ -166,18 +166,17 @@ void InstallSignalHandlers() {
 }  // namespace
 
 int Initialize(const tw_settings& settings, const char* file, int line, bool from_environment) {
-  Session& s = GetSession();
   InitClock();
   if (!g_start_time_set) {
-    s.start_time = ReadTicks();
+    g_start_ticks = ReadTicks();
     g_start_time_set = true;
   }
   if (g_initialized) return TW_ENABLED() ? 0 : -1;
   g_initialized = true;
 
   const char* value = settings.target == nullptr ? "" : settings.target;
-  absl::StatusOr<TargetSpec> target = ParseTarget(value);
-  if (!target.ok()) {
+  const std::optional<TargetSpec> target = ParseTarget(value);
+  if (!target.has_value()) {
     fprintf(stderr, "warning: tracewire: unknown value for '%s': '%s'\n",
             from_environment ? "TRACEWIRE" : "target", value);
     return -1;
@@ -193,10 +192,15 @@ int Initialize(const tw_settings& settings, const char* file, int line, bool fro
     return -1;
   }
 
+  // Tracing is on from here (unless the destination fails): the Session is allocated now.
+  Session& s = GetSession();
+  s.start_time = g_start_ticks;
   char hostname[256] = {};
   if (gethostname(hostname, sizeof(hostname) - 1) != 0) hostname[0] = '\0';
   s.pid = getpid();
-  const std::string own = OwnSidComponent(absl::Now(), hostname, static_cast<unsigned>(s.pid));
+  timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  const std::string own = OwnSidComponent(now, hostname, static_cast<unsigned>(s.pid));
   const char* parent = getenv("TRACEWIRE_PARENT_SID");
   s.sid = FullSid(parent == nullptr ? "" : parent, own);
 
@@ -224,18 +228,17 @@ int Initialize(const tw_settings& settings, const char* file, int line, bool fro
   bool too_many_files = false;
   s.write_timeout_ms =
       settings.write_timeout_ms > 0 ? settings.write_timeout_ms : Destination::kDefaultTimeoutMs;
-  if (absl::Status status =
+  if (const OpenResult opened =
           s.destination.Open(*target, own, settings.max_files, &too_many_files, s.write_timeout_ms);
-      !status.ok()) {
+      !opened.ok()) {
     // As git does, a destination that cannot be opened is silent unless asked; one that
     // did not answer in time (a FIFO nobody reads, a listener that never accepts) warns.
     const char* debug = Setting("TRACEWIRE_DST_DEBUG");
-    if (absl::IsDeadlineExceeded(status)) {
-      fprintf(stderr, "warning: tracewire: %s; tracing is off\n",
-              std::string(status.message()).c_str());
+    if (opened.timed_out()) {
+      fprintf(stderr, "warning: tracewire: %s; tracing is off\n", opened.message().c_str());
     } else if (debug != nullptr && atoi(debug) > 0) {
       fprintf(stderr, "warning: tracewire: could not open '%s': %s\n", value,
-              std::string(status.message()).c_str());
+              opened.message().c_str());
     }
     return -1;
   }
@@ -249,8 +252,7 @@ int Initialize(const tw_settings& settings, const char* file, int line, bool fro
   s.redact = settings.no_redact == 0;
   if (settings.stack_events != nullptr) {
     for (absl::string_view name : absl::StrSplit(settings.stack_events, ',', absl::SkipEmpty())) {
-      const format::EventSpec* spec =
-          format::LookupSpecByName(absl::StripAsciiWhitespace(name));
+      const format::EventSpec* spec = format::LookupSpecByName(absl::StripAsciiWhitespace(name));
       if (spec != nullptr && spec->timed) {
         const unsigned t = static_cast<unsigned>(spec->type);
         g_stack_event_mask[t >> 6] |= uint64_t{1} << (t & 63);
@@ -359,7 +361,7 @@ int DefineCounter(const char* category, const char* name, bool per_thread) {
 void MarkStartTime() {
   if (g_start_time_set) return;
   InitClock();
-  GetSession().start_time = ReadTicks();
+  g_start_ticks = ReadTicks();
   g_start_time_set = true;
 }
 

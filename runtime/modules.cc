@@ -8,7 +8,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "absl/strings/str_format.h"
+#include "runtime/text.h"
 
 namespace tracewire::runtime {
 namespace {
@@ -50,7 +50,7 @@ std::string BuildId(const dl_phdr_info* info) {
       if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
         std::string hex;
         for (size_t j = 0; j < note.n_descsz; ++j) {
-          absl::StrAppendFormat(&hex, "%02x", static_cast<unsigned char>(desc[j]));
+          AppendHexByte(&hex, static_cast<unsigned char>(desc[j]));
         }
         return hex;
       }
@@ -104,11 +104,11 @@ void RefreshLocked(ModuleTable& table) {
   std::vector<ModuleInfo> found;
   dl_iterate_phdr(CollectModule, &found);
   for (ModuleInfo& module : found) {
-    const bool known = std::any_of(table.modules.begin(), table.modules.end(),
-                                   [&module](const ModuleInfo& m) {
-                                     return m.start == module.start && m.end == module.end &&
-                                            m.bias == module.bias && m.path == module.path;
-                                   });
+    const bool known =
+        std::any_of(table.modules.begin(), table.modules.end(), [&module](const ModuleInfo& m) {
+          return m.start == module.start && m.end == module.end && m.bias == module.bias &&
+                 m.path == module.path;
+        });
     if (!known) table.modules.push_back(std::move(module));
   }
   Counters counters;

@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <mutex>
 
-#include "absl/strings/str_format.h"
 #include "runtime/generation_frames.h"
 #include "runtime/session.h"
 #include "runtime/site_registry.h"
+#include "runtime/text.h"
 
 namespace tracewire::runtime {
 
@@ -21,16 +21,34 @@ uint64_t g_stack_event_mask[4] = {};
 
 constinit thread_local ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
+SiteRegistry* g_site_registry = nullptr;
+
 namespace {
-// Never destroyed: threads may still record while the process exits.
-Session* const g_session = new Session;
+std::atomic<int> g_exit_code{0};
 }  // namespace
 
-SiteRegistry* g_site_registry = &g_session->site_registry;
-
-Session& GetSession() { return *g_session; }
+// Allocated at the first use (tw_initialize with tracing on, or a call that needs it), not
+// at start-up: a process that does not trace never maps or zeroes its 22 KB. Never
+// destroyed: threads may still record while the process exits.
+Session& GetSession() {
+  static Session* const session = [] {
+    auto* s = new Session;
+    g_site_registry = &s->site_registry;
+    return s;
+  }();
+  return *session;
+}
 
 namespace {
+
+// git's thread name: "th%02d:<base name>".
+std::string ThreadName(int thread_id, absl::string_view base_name) {
+  std::string name = "th";
+  AppendDec(&name, static_cast<uint64_t>(thread_id), 2);
+  name.push_back(':');
+  name.append(base_name.data(), base_name.size());
+  return name;
+}
 
 // Detaches the thread (without events) when it ends without tw_thread_exit.
 struct ThreadGuard {
@@ -123,7 +141,7 @@ ThreadState* AttachThread(absl::string_view name, bool is_main, bool pending_sta
     ts->name = "main";
     ts->start_time = s.start_time;
   } else {
-    ts->name = absl::StrFormat("th%02d:%s", ts->thread_id, name);
+    ts->name = ThreadName(ts->thread_id, name);
     if (ts->name.size() > 24) ts->name.resize(24);  // git's TR2_MAX_THREAD_NAME
     ts->start_time = ReadTicks();
   }
@@ -204,10 +222,12 @@ void FlushBatch(ThreadState* ts) {
   MaybeRequestAdvance(s);
 }
 
-void SetExitCode(int code) { GetSession().exit_code.store(code, std::memory_order_relaxed); }
+void SetExitCode(int code) { g_exit_code.store(code, std::memory_order_relaxed); }
+
+int ExitCode() { return g_exit_code.load(std::memory_order_relaxed); }
 
 void NameCurrentThread(ThreadState* ts, absl::string_view base_name) {
-  ts->name = absl::StrFormat("th%02d:%s", ts->thread_id, base_name);
+  ts->name = ThreadName(ts->thread_id, base_name);
   if (ts->name.size() > 24) ts->name.resize(24);
 }
 

@@ -295,6 +295,7 @@ inline bool WantStack(format::EventType type) {
 
 // Session-wide operations (recorder.cc).
 struct Session;
+// The process's Session, allocated at the first call (sets g_site_registry).
 Session& GetSession();
 
 // Interns what every generation needs before any event (the sid, the signal site).
@@ -310,8 +311,10 @@ void AdvanceGenerationLocked(bool final);
 // Called from fatal signal handlers: records `signal` and writes what is buffered.
 void EmergencyFlush(int signo);
 
-// Records the exit code for the atexit event.
+// Records the exit code for the atexit event (no Session needed: also called untraced).
 void SetExitCode(int code);
+// The exit code SetExitCode recorded last (0 if none).
+int ExitCode();
 
 // Thread naming and lifecycle.
 void NameCurrentThread(ThreadState* ts, absl::string_view base_name);

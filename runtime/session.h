@@ -118,7 +118,6 @@ struct Session {
   std::atomic<int> next_child_id{0};
   std::atomic<int> next_exec_id{0};
   std::atomic<int> next_repo_id{1};
-  std::atomic<int> exit_code{0};
   bool redact = true;
   bool forked_child = false;
   std::atomic<bool> emergency{false};

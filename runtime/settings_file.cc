@@ -6,18 +6,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "runtime/flight_recorder.h"
+#include "runtime/text.h"
 
 namespace tracewire::runtime {
 namespace {
@@ -48,20 +48,19 @@ using SettingsMap = absl::flat_hash_map<std::string, std::string>;
 
 // Reads the whole regular file at `path` (at most kMaxSettingsFileSize bytes). Returns
 // false if it does not exist; warns about other failures and a cut.
-bool ReadSettingsFile(const std::string& path, std::string* text) {
+bool ReadSettingsFile(const char* path, std::string* text) {
   // O_NONBLOCK: a FIFO at that path must not hang the program.
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     if (errno != ENOENT && errno != ENOTDIR) {
-      fprintf(stderr, "warning: tracewire: cannot read settings file '%s': %s\n", path.c_str(),
+      fprintf(stderr, "warning: tracewire: cannot read settings file '%s': %s\n", path,
               strerror(errno));
     }
     return false;
   }
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    fprintf(stderr, "warning: tracewire: settings file '%s' is not a regular file\n",
-            path.c_str());
+    fprintf(stderr, "warning: tracewire: settings file '%s' is not a regular file\n", path);
     close(fd);
     return false;
   }
@@ -78,29 +77,51 @@ bool ReadSettingsFile(const std::string& path, std::string* text) {
     fprintf(stderr,
             "warning: tracewire: settings file '%s' is longer than %zu bytes; the rest is "
             "ignored\n",
-            path.c_str(), kMaxSettingsFileSize);
+            path, kMaxSettingsFileSize);
     size = kMaxSettingsFileSize;
   }
   text->resize(size);
   return true;
 }
 
-SettingsMap LoadFile(const std::string& path) {
+// Nothing is allocated unless the file exists: the common untraced start-up (no files) must
+// not be the process's first malloc.
+SettingsMap LoadFile(const char* path) {
   SettingsMap map;
   std::string text;
-  if (path.empty() || !ReadSettingsFile(path, &text)) return map;
+  if (path[0] == '\0' || !ReadSettingsFile(path, &text)) return map;
   ParsedSettings parsed = ParseSettingsText(text);
   if (parsed.bad_lines > 0) {
     std::string more;
     if (parsed.bad_lines > 1) {
-      more = absl::StrFormat(" (%d more bad line%s)", parsed.bad_lines - 1,
-                             parsed.bad_lines > 2 ? "s" : "");
+      more = Cat({" (", Dec(parsed.bad_lines - 1), " more bad line",
+                  parsed.bad_lines > 2 ? "s" : "", ")"});
     }
-    fprintf(stderr, "warning: tracewire: settings file '%s': %s; ignored%s\n", path.c_str(),
+    fprintf(stderr, "warning: tracewire: settings file '%s': %s; ignored%s\n", path,
             parsed.first_problem.c_str(), more.c_str());
   }
   for (auto& [key, value] : parsed.values) map[key] = std::move(value);
   return map;
+}
+
+// Writes UserSettingsPath's result into `out` (`size` bytes); "" if it does not fit.
+void UserSettingsPathInto(const char* xdg_config_home, const char* home, char* out, size_t size) {
+  const char* base = nullptr;
+  const char* suffix = nullptr;
+  if (xdg_config_home != nullptr && xdg_config_home[0] == '/') {
+    base = xdg_config_home;
+    suffix = "/tracewire/config";
+  } else if (home != nullptr && home[0] == '/') {
+    base = home;
+    suffix = "/.config/tracewire/config";
+  }
+  out[0] = '\0';
+  if (base == nullptr) return;
+  const size_t base_size = strlen(base);
+  const size_t suffix_size = strlen(suffix);
+  if (base_size + suffix_size >= size) return;
+  memcpy(out, base, base_size);
+  memcpy(out + base_size, suffix, suffix_size + 1);
 }
 
 // The two files, read once.
@@ -110,12 +131,17 @@ struct FileSettings {
   FileSettings() {
     system = LoadFile(g_system_path);
     // secure_getenv: a set-user-ID program does not read a file its caller chose.
-    user = LoadFile(UserSettingsPath(secure_getenv("XDG_CONFIG_HOME"), secure_getenv("HOME")));
+    char user_path[PATH_MAX];
+    UserSettingsPathInto(secure_getenv("XDG_CONFIG_HOME"), secure_getenv("HOME"), user_path,
+                         sizeof(user_path));
+    user = LoadFile(user_path);
   }
 };
 
+// Never destroyed (Setting's pointers live as long as the process), and not on the heap.
 const FileSettings& Files() {
-  static const FileSettings* files = new FileSettings();
+  alignas(FileSettings) static unsigned char storage[sizeof(FileSettings)];
+  static const FileSettings* const files = new (storage) FileSettings();
   return *files;
 }
 
@@ -129,7 +155,7 @@ bool ParseBool(const char* value, bool fallback) {
 
 uint64_t ParseUint(const char* value, uint64_t fallback) {
   uint64_t parsed;
-  if (value == nullptr || !absl::SimpleAtoi(value, &parsed) || parsed == 0) return fallback;
+  if (value == nullptr || !ParseDecimal(value, &parsed) || parsed == 0) return fallback;
   return parsed;
 }
 
@@ -146,7 +172,7 @@ ParsedSettings ParseSettingsText(absl::string_view text) {
   ParsedSettings parsed;
   int number = 0;
   auto bad = [&parsed, &number](absl::string_view why) {
-    if (parsed.bad_lines++ == 0) parsed.first_problem = absl::StrCat("line ", number, ": ", why);
+    if (parsed.bad_lines++ == 0) parsed.first_problem = Cat({"line ", Dec(number), ": ", why});
   };
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     ++number;
@@ -173,7 +199,7 @@ ParsedSettings ParseSettingsText(absl::string_view text) {
       const bool printable = std::all_of(key.begin(), key.end(), [](char c) {
         return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_';
       });
-      bad(printable && key.size() <= 64 ? absl::StrCat("unknown setting '", key, "'")
+      bad(printable && key.size() <= 64 ? Cat({"unknown setting '", key, "'"})
                                         : std::string("unknown setting"));
       continue;
     }
@@ -186,11 +212,9 @@ ParsedSettings ParseSettingsText(absl::string_view text) {
 }
 
 std::string UserSettingsPath(const char* xdg_config_home, const char* home) {
-  if (xdg_config_home != nullptr && xdg_config_home[0] == '/') {
-    return absl::StrCat(xdg_config_home, "/tracewire/config");
-  }
-  if (home != nullptr && home[0] == '/') return absl::StrCat(home, "/.config/tracewire/config");
-  return "";
+  char path[PATH_MAX];
+  UserSettingsPathInto(xdg_config_home, home, path, sizeof(path));
+  return path;
 }
 
 const char* Setting(const char* name) {

@@ -41,7 +41,7 @@ ParsedSettings ParseSettingsText(absl::string_view text);
 
 // The user settings file for these environment values ("" if neither is usable):
 // $XDG_CONFIG_HOME/tracewire/config if XDG_CONFIG_HOME is an absolute path, else
-// $HOME/.config/tracewire/config.
+// $HOME/.config/tracewire/config ("" too if the path would be longer than PATH_MAX).
 std::string UserSettingsPath(const char* xdg_config_home, const char* home);
 
 // The value of setting `name` (environment > user file > system file), or nullptr. The

@@ -8,11 +8,47 @@
 #include <openssl/sha.h>
 
 #include <algorithm>
+#include <cstdint>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "runtime/text.h"
 
 namespace tracewire::runtime {
+namespace {
+
+struct CivilTime {
+  int64_t year;
+  int month, day, hour, minute, second;
+};
+
+// UTC calendar time of a Unix time (proleptic Gregorian; Howard Hinnant's
+// civil_from_days). Not gmtime_r: glibc reads /etc/localtime at its first call, which would
+// delay the first event of a traced program.
+CivilTime UtcFromUnixSeconds(int64_t seconds) {
+  int64_t days = seconds / 86400;
+  int64_t rest = seconds % 86400;
+  if (rest < 0) {
+    rest += 86400;
+    --days;
+  }
+  CivilTime t;
+  t.hour = static_cast<int>(rest / 3600);
+  t.minute = static_cast<int>(rest % 3600 / 60);
+  t.second = static_cast<int>(rest % 60);
+  days += 719468;  // days from 0000-03-01 to 1970-01-01
+  const int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  const int64_t day_of_era = days - era * 146097;
+  const int64_t year_of_era =
+      (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
+  const int64_t day_of_year =
+      day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+  const int64_t month_index = (5 * day_of_year + 2) / 153;  // 0 = March
+  t.day = static_cast<int>(day_of_year - (153 * month_index + 2) / 5 + 1);
+  t.month = static_cast<int>(month_index < 10 ? month_index + 3 : month_index - 9);
+  t.year = year_of_era + era * 400 + (t.month <= 2 ? 1 : 0);
+  return t;
+}
+
+}  // namespace
 
 std::string Sha1Hex(absl::string_view data) {
   unsigned char digest[SHA_DIGEST_LENGTH];
@@ -21,21 +57,39 @@ std::string Sha1Hex(absl::string_view data) {
   SHA1_Update(&context, data.data(), data.size());
   SHA1_Final(digest, &context);
   std::string hex;
-  for (unsigned char byte : digest) absl::StrAppendFormat(&hex, "%02x", byte);
+  for (unsigned char byte : digest) AppendHexByte(&hex, byte);
   return hex;
 }
 
-std::string OwnSidComponent(absl::Time now, absl::string_view hostname, unsigned pid) {
-  const std::string time = absl::FormatTime("%Y%m%dT%H%M%E6SZ", now, absl::UTCTimeZone());
-  // %E6S gives "SS.uuuuuu"; git's form has no separator other than that dot.
-  const std::string host =
-      hostname.empty() ? "Localhost" : absl::StrCat("H", Sha1Hex(hostname).substr(0, 8));
-  return absl::StrFormat("%s-%s-P%08x", time, host, pid);
+std::string OwnSidComponent(const timespec& now, absl::string_view hostname, unsigned pid) {
+  // "yyyymmddThhmmss.uuuuuuZ": git's form has no separator other than the dot.
+  const CivilTime utc = UtcFromUnixSeconds(now.tv_sec);
+  std::string sid;
+  sid.reserve(48);
+  AppendDec(&sid, static_cast<uint64_t>(utc.year), 4);
+  AppendDec(&sid, static_cast<uint64_t>(utc.month), 2);
+  AppendDec(&sid, static_cast<uint64_t>(utc.day), 2);
+  sid.push_back('T');
+  AppendDec(&sid, static_cast<uint64_t>(utc.hour), 2);
+  AppendDec(&sid, static_cast<uint64_t>(utc.minute), 2);
+  AppendDec(&sid, static_cast<uint64_t>(utc.second), 2);
+  sid.push_back('.');
+  AppendDec(&sid, static_cast<uint64_t>(now.tv_nsec / 1000), 6);
+  sid += "Z-";
+  if (hostname.empty()) {
+    sid += "Localhost";
+  } else {
+    sid.push_back('H');
+    sid += Sha1Hex(hostname).substr(0, 8);
+  }
+  sid += "-P";
+  AppendHex(&sid, pid, 8);
+  return sid;
 }
 
 std::string FullSid(absl::string_view parent_sid, absl::string_view own) {
   if (parent_sid.empty()) return std::string(own);
-  return absl::StrCat(parent_sid, "/", own);
+  return Cat({parent_sid, "/", own});
 }
 
 int SidDepth(absl::string_view full_sid) {

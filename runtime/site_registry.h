@@ -13,7 +13,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
-#include "format/generation_encoder.h"
+#include "format/generation_records.h"
 
 namespace tracewire::runtime {
 

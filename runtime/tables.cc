@@ -8,14 +8,14 @@
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/strings/str_format.h"
-#include "format/file_header.h"
-#include "format/generation_encoder.h"
-#include "format/record_encoder.h"
+#include "format/file_header_encoder.h"
+#include "format/generation_records.h"
+#include "format/record_writer.h"
 #include "format/varint.h"
 #include "runtime/modules.h"
 #include "runtime/recorder.h"
 #include "runtime/session.h"
+#include "runtime/text.h"
 
 namespace tracewire::runtime {
 namespace {
@@ -23,8 +23,8 @@ namespace {
 // A string longer than the format allows, cut to kMaxStringSize with an explicit marker
 // at its end saying how many bytes were dropped (never a silent truncation).
 std::string CutOversizeString(absl::string_view value) {
-  const std::string marker = absl::StrFormat("...[tracewire: %d bytes cut, the limit is %d]",
-                                             value.size(), format::kMaxStringSize);
+  const std::string marker = Cat({"...[tracewire: ", Dec(static_cast<long long>(value.size())),
+                                  " bytes cut, the limit is ", Dec(format::kMaxStringSize), "]"});
   std::string cut(value.substr(0, format::kMaxStringSize - marker.size()));
   cut += marker;
   return cut;
@@ -103,9 +103,8 @@ uint64_t InternLocked(Session& s, uint64_t gen, absl::string_view value) {
     last = chunk == value.size();
     record.clear();
     const uint64_t args[] = {id};
-    format::AppendRecord(&record, last ? EventType::kString : EventType::kStringPart, args,
-                         value.substr(0, chunk))
-        .IgnoreError();
+    format::TryAppendRecord(&record, last ? EventType::kString : EventType::kStringPart, args,
+                            value.substr(0, chunk));
     s.strings.Append(record, gen, s.pool);
     value.remove_prefix(chunk);
   }
@@ -127,7 +126,7 @@ uint64_t GenSiteIdLocked(Session& s, uint64_t gen, uint32_t index) {
                            InternOptionalLocked(s, gen, site.label),
                            site.repo};
   std::string record;
-  format::AppendRecord(&record, EventType::kSite, args).IgnoreError();
+  format::TryAppendRecord(&record, EventType::kSite, args);
   s.sites.Append(record, gen, s.pool);
   entry.gen_id.store((tag << 32) | id, std::memory_order_release);
   return id;
@@ -165,7 +164,7 @@ void RecordModuleLocked(Session& s, uint64_t gen, int index) {
                            module.path.empty() ? 0 : InternLocked(s, gen, module.path),
                            module.build_id.empty() ? 0 : InternLocked(s, gen, module.build_id)};
   std::string record;
-  format::AppendRecord(&record, EventType::kModule, args).IgnoreError();
+  format::TryAppendRecord(&record, EventType::kModule, args);
   s.stacks.Append(record, gen, s.pool);
 }
 
@@ -201,7 +200,7 @@ __attribute__((noinline)) uint64_t InternCurrentStack(ThreadState* ts) {
   }
   std::string record;
   const uint64_t args[] = {id, frames.size()};
-  format::AppendRecord(&record, EventType::kStack, args, {}, frames).IgnoreError();
+  format::TryAppendRecord(&record, EventType::kStack, args, {}, frames);
   s.stacks.Append(record, gen, s.pool);
   return id;
 }
@@ -240,7 +239,6 @@ uint32_t SiteIndexForCallsiteSlow(tw_callsite* callsite, const char* file, int l
 uint64_t UniqueString(ThreadState* ts, absl::string_view value) {
   return UniqueStringImpl(ts, value, false);
 }
-
 
 void MaybeRecordStack(ThreadState* ts, EventType type) {
   if (!WantStack(type)) return;

@@ -19,12 +19,11 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "runtime/text.h"
 
 namespace tracewire::runtime {
 
-absl::StatusOr<TargetSpec> ParseTarget(absl::string_view value) {
+std::optional<TargetSpec> ParseTarget(absl::string_view value, std::string* error) {
   TargetSpec spec;
   const std::string lower = absl::AsciiStrToLower(value);
   if (lower.empty() || lower == "0" || lower == "false") return spec;
@@ -49,8 +48,11 @@ absl::StatusOr<TargetSpec> ParseTarget(absl::string_view value) {
       rest.remove_prefix(6);
     }
     if (!absl::StartsWith(rest, "/") || rest.size() >= sizeof(sockaddr_un::sun_path)) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "socket path must be absolute and shorter than %d bytes", sizeof(sockaddr_un::sun_path)));
+      if (error != nullptr) {
+        *error = Cat({"socket path must be absolute and shorter than ",
+                      Dec(sizeof(sockaddr_un::sun_path)), " bytes"});
+      }
+      return std::nullopt;
     }
     spec.path = std::string(rest);
     return spec;
@@ -63,7 +65,8 @@ absl::StatusOr<TargetSpec> ParseTarget(absl::string_view value) {
                     : TargetSpec::Kind::kFile;
     return spec;
   }
-  return absl::InvalidArgumentError("unknown value");
+  if (error != nullptr) *error = "unknown value";
+  return std::nullopt;
 }
 
 bool IsTerminalTarget(const TargetSpec& spec) {
@@ -71,16 +74,20 @@ bool IsTerminalTarget(const TargetSpec& spec) {
 }
 
 std::string TerminalTargetWarning(absl::string_view name, absl::string_view value) {
-  return absl::StrFormat(
-      "warning: tracewire: %s=%s is a terminal; binary trace data is not written there and "
-      "tracing is off (run `tracewire run COMMAND` to see the events live, or set %s to a "
-      "file or directory)\n",
-      name, value, name);
+  return Cat({"warning: tracewire: ", name, "=", value,
+              " is a terminal; binary trace data is not written there and tracing is off (run "
+              "`tracewire run COMMAND` to see the events live, or set ",
+              name, " to a file or directory)\n"});
 }
 
 namespace {
 
 constexpr uint64_t kNanosPerMs = 1'000'000;
+
+// A failure for errno value `err`: "<what>: <strerror>".
+OpenResult ErrnoResult(int err, absl::string_view what) {
+  return OpenResult::Failed(Cat({what, ": ", strerror(err)}));
+}
 
 uint64_t MonotonicNow() {
   timespec ts;
@@ -186,12 +193,12 @@ void Destination::Close() {
   owns_fd_ = false;
 }
 
-absl::Status Destination::Adopt(bool owns, absl::string_view label) {
+OpenResult Destination::Adopt(bool owns, absl::string_view label) {
   owns_fd_ = owns;
   MessageBuilder name{label_, sizeof(label_)};
   name.Add(std::string(label).c_str());
   struct stat st;
-  if (fstat(fd_, &st) != 0) return absl::ErrnoToStatus(errno, "fstat");
+  if (fstat(fd_, &st) != 0) return ErrnoResult(errno, "fstat");
   device_ = st.st_dev;
   inode_ = st.st_ino;
   Mode mode = Mode::kSharedNoWait;  // never set O_NONBLOCK on the program's own description
@@ -203,22 +210,22 @@ absl::Status Destination::Adopt(bool owns, absl::string_view label) {
     mode = Mode::kNonBlocking;  // opened here with O_NONBLOCK
   }
   mode_.store(mode, std::memory_order_relaxed);
-  return absl::OkStatus();
+  return OpenResult::Ok();
 }
 
-absl::Status Destination::Open(const TargetSpec& spec, absl::string_view sid_last_component,
-                               int max_files, bool* too_many_files, int timeout_ms) {
+OpenResult Destination::Open(const TargetSpec& spec, absl::string_view sid_last_component,
+                             int max_files, bool* too_many_files, int timeout_ms) {
   *too_many_files = false;
   if (spec.kind != TargetSpec::Kind::kDirectory) file_per_dump_ = false;
   timeout_ms_ = timeout_ms > 0 ? timeout_ms : kDefaultTimeoutMs;
   const uint64_t deadline = MonotonicNow() + static_cast<uint64_t>(timeout_ms_) * kNanosPerMs;
   switch (spec.kind) {
     case TargetSpec::Kind::kDisabled:
-      return absl::FailedPreconditionError("tracing disabled");
+      return OpenResult::Failed("tracing disabled");
     case TargetSpec::Kind::kFd: {
-      if (fcntl(spec.fd, F_GETFD) < 0) return absl::ErrnoToStatus(errno, "fd not open");
+      if (fcntl(spec.fd, F_GETFD) < 0) return ErrnoResult(errno, "fd not open");
       fd_ = spec.fd;
-      const absl::Status status = Adopt(false, absl::StrCat("fd ", spec.fd));
+      OpenResult status = Adopt(false, Cat({"fd ", Dec(spec.fd)}));
       if (!status.ok()) fd_ = -1;
       return status;
     }
@@ -232,15 +239,16 @@ absl::Status Destination::Open(const TargetSpec& spec, absl::string_view sid_las
           if (fd_ >= 0) break;
           continue;
         }
-        if (errno != ENXIO) return absl::ErrnoToStatus(errno, absl::StrCat("open ", spec.path));
+        if (errno != ENXIO) return ErrnoResult(errno, Cat({"open ", spec.path}));
         if (MonotonicNow() >= deadline) {
-          return absl::DeadlineExceededError(absl::StrCat("no reader opened the FIFO '", spec.path,
-                                                          "' within ", timeout_ms_, " ms"));
+          return OpenResult::Failed(
+              Cat({"no reader opened the FIFO '", spec.path, "' within ", Dec(timeout_ms_), " ms"}),
+              /*timed_out=*/true);
         }
         SleepMs(10);
       }
       path_ = spec.path;
-      return Adopt(true, absl::StrCat("'", spec.path, "'"));
+      return Adopt(true, Cat({"'", spec.path, "'"}));
     }
     case TargetSpec::Kind::kDirectory: {
       std::string dir = spec.path;
@@ -252,39 +260,39 @@ absl::Status Destination::Open(const TargetSpec& spec, absl::string_view sid_las
       if (file_per_dump_) {
         const std::string prefix = dir + std::string(sid_last_component);
         if (prefix.size() + 32 > sizeof(dump_prefix_)) {
-          return absl::InvalidArgumentError("directory path too long");
+          return OpenResult::Failed("directory path too long");
         }
         memcpy(dump_prefix_, prefix.c_str(), prefix.size() + 1);
         path_ = dir;
-        return absl::OkStatus();
+        return OpenResult::Ok();
       }
       if (max_files > 0) {
         const std::string sentinel = dir + "tracewire-discard";
         struct stat st;
         if (lstat(sentinel.c_str(), &st) == 0) {
-          return absl::NotFoundError("too many files: sentinel present");
+          return OpenResult::Failed("too many files: sentinel present");
         }
         if (CountDirectoryEntries(dir) >= max_files) {
           fd_ = AboveStdio(open(sentinel.c_str(), flags, 0666));
-          if (fd_ < 0) return absl::ErrnoToStatus(errno, "create sentinel");
+          if (fd_ < 0) return ErrnoResult(errno, "create sentinel");
           path_ = sentinel;
           exclusive_ = true;
           *too_many_files = true;
-          return Adopt(true, absl::StrCat("'", sentinel, "'"));
+          return Adopt(true, Cat({"'", sentinel, "'"}));
         }
       }
       const std::string base = dir + std::string(sid_last_component);
       for (int attempt = 0; attempt < 10; ++attempt) {
-        const std::string path = attempt == 0 ? base : absl::StrCat(base, ".", attempt);
+        const std::string path = attempt == 0 ? base : Cat({base, ".", Dec(attempt)});
         fd_ = AboveStdio(open(path.c_str(), flags, 0666));
         if (fd_ >= 0) {
           path_ = path;
           exclusive_ = true;
-          return Adopt(true, absl::StrCat("'", path, "'"));
+          return Adopt(true, Cat({"'", path, "'"}));
         }
-        if (errno != EEXIST) return absl::ErrnoToStatus(errno, absl::StrCat("open ", path));
+        if (errno != EEXIST) return ErrnoResult(errno, Cat({"open ", path}));
       }
-      return absl::AlreadyExistsError(absl::StrCat("could not create a unique file for ", base));
+      return OpenResult::Failed(Cat({"could not create a unique file for ", base}));
     }
     case TargetSpec::Kind::kUnixSocket: {
       int fd;
@@ -299,16 +307,17 @@ absl::Status Destination::Open(const TargetSpec& spec, absl::string_view sid_las
         datagram_ = true;
       }
       if (fd == -ETIMEDOUT) {
-        return absl::DeadlineExceededError(absl::StrCat("the listener on '", spec.path,
-                                                        "' accepted no connection within ",
-                                                        timeout_ms_, " ms"));
+        return OpenResult::Failed(
+            Cat({"the listener on '", spec.path, "' accepted no connection within ",
+                 Dec(timeout_ms_), " ms"}),
+            /*timed_out=*/true);
       }
-      if (fd < 0) return absl::ErrnoToStatus(-fd, absl::StrCat("connect ", spec.path));
+      if (fd < 0) return ErrnoResult(-fd, Cat({"connect ", spec.path}));
       fd_ = fd;
-      return Adopt(true, absl::StrCat("af_unix:", spec.path));
+      return Adopt(true, Cat({"af_unix:", spec.path}));
     }
   }
-  return absl::InternalError("unreachable");
+  return OpenResult::Failed("unreachable");
 }
 
 bool Destination::OpenDumpFile(uint64_t number) {

@@ -7,9 +7,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 
-#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
 namespace tracewire::runtime {
@@ -27,8 +27,8 @@ struct TargetSpec {
 // Parses a TRACEWIRE value: "", "0", "false" (any case) disable; "1", "true" mean stderr;
 // "2".."9" an open fd; "af_unix:[stream:|dgram:]/abs/path"; an absolute path to an existing
 // directory (one file per process); any other absolute path (append). Anything else is
-// InvalidArgument (the caller warns once and stays disabled).
-absl::StatusOr<TargetSpec> ParseTarget(absl::string_view value);
+// nullopt, with the reason in *error if given (the caller warns once and stays disabled).
+std::optional<TargetSpec> ParseTarget(absl::string_view value, std::string* error = nullptr);
 
 // True if `spec` is a file descriptor open on a terminal (TRACEWIRE=1 with stderr on a
 // terminal): binary trace data must not be sprayed there, so tracing stays off.
@@ -41,6 +41,29 @@ std::string TerminalTargetWarning(absl::string_view name, absl::string_view valu
 // Set (to "1") in the environment once the warning is printed, so that the process's
 // children, which inherit TRACEWIRE and the terminal, do not print it again.
 inline constexpr char kTerminalWarnedVariable[] = "TRACEWIRE_TERMINAL_WARNED";
+
+// Destination::Open's outcome: opened, or why not (the runtime does not use absl::Status,
+// see text.h).
+class OpenResult {
+ public:
+  static OpenResult Ok() { return OpenResult(true, false, ""); }
+  // `timed_out`: a FIFO nobody opened, or a listener that accepted nothing, in time.
+  static OpenResult Failed(std::string message, bool timed_out = false) {
+    return OpenResult(false, timed_out, std::move(message));
+  }
+
+  bool ok() const { return ok_; }
+  bool timed_out() const { return timed_out_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  OpenResult(bool ok, bool timed_out, std::string message)
+      : ok_(ok), timed_out_(timed_out), message_(std::move(message)) {}
+
+  bool ok_;
+  bool timed_out_;
+  std::string message_;
+};
 
 // An open destination. Nothing it does blocks the program for long: a FIFO or socket is
 // opened and written without blocking (a shared fd such as stderr with RWF_NOWAIT, or
@@ -61,11 +84,12 @@ class Destination {
   // O_EXCL and O_NOFOLLOW, so a planted file or symlink is never written through; then
   // ".1" ... ".9"); with max_files > 0 and at least that many entries in the directory
   // (counting "." and ".."), the sentinel "tracewire-discard" is created instead and
-  // *too_many_files set (if it already exists, tracing stays off: NotFound). A FIFO
+  // *too_many_files set (if it already exists, tracing stays off: a failure). A FIFO
   // without a reader, or a stream listener whose backlog is full, is retried for up to
-  // `timeout_ms` (then DeadlineExceeded). `timeout_ms` also bounds every later write.
-  absl::Status Open(const TargetSpec& spec, absl::string_view sid_last_component, int max_files,
-                    bool* too_many_files, int timeout_ms = kDefaultTimeoutMs);
+  // `timeout_ms` (then a failure with timed_out()). `timeout_ms` also bounds every later
+  // write.
+  OpenResult Open(const TargetSpec& spec, absl::string_view sid_last_component, int max_files,
+                  bool* too_many_files, int timeout_ms = kDefaultTimeoutMs);
 
   // Flight-recorder mode: a directory target gets one new file per dump instead of one
   // file per process (other targets ignore it). Call before Open.
@@ -104,7 +128,7 @@ class Destination {
   };
 
   // Sets up writing to the open fd_ (mode, identity) and remembers `label` for warnings.
-  absl::Status Adopt(bool owns, absl::string_view label);
+  OpenResult Adopt(bool owns, absl::string_view label);
   // One write attempt of what is left of the pieces: bytes written, or -1 with errno.
   ssize_t WriteOnce(const iovec* pieces, int count);
   // Fails the destination for good and warns once. `err` is an errno value or 0.
@@ -125,7 +149,7 @@ class Destination {
   std::string path_;
   bool file_per_dump_ = false;
   char dump_prefix_[4096] = {};  // "dir/sid_last_component" (file per dump)
-  char label_[200] = {};  // how warnings name the destination
+  char label_[200] = {};         // how warnings name the destination
 };
 
 }  // namespace tracewire::runtime

@@ -434,8 +434,8 @@ TEST(FaultTest, PlantedSymlinkIsNeverFollowed) {
   }
   const std::string name = "20260101T000000.000000Z-H01234567-P00000001";
   ASSERT_EQ(symlink(victim.c_str(), (dir + "/" + name).c_str()), 0);
-  absl::StatusOr<runtime::TargetSpec> spec = runtime::ParseTarget(dir);
-  ASSERT_TRUE(spec.ok());
+  std::optional<runtime::TargetSpec> spec = runtime::ParseTarget(dir);
+  ASSERT_TRUE(spec.has_value());
   {
     runtime::Destination destination;
     bool too_many = false;
@@ -457,8 +457,8 @@ TEST(FaultTest, PlantedSymlinkIsNeverFollowed) {
   // The too-many-files sentinel is never written through a symlink either.
   const std::string other = MakeTempDir("sentinel");
   ASSERT_EQ(symlink(victim.c_str(), (other + "/tracewire-discard").c_str()), 0);
-  absl::StatusOr<runtime::TargetSpec> other_spec = runtime::ParseTarget(other);
-  ASSERT_TRUE(other_spec.ok());
+  std::optional<runtime::TargetSpec> other_spec = runtime::ParseTarget(other);
+  ASSERT_TRUE(other_spec.has_value());
   runtime::Destination sentinel;
   EXPECT_FALSE(sentinel.Open(*other_spec, name, 1, &too_many).ok());
   EXPECT_EQ(ReadFile(victim), "victim");
