@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -198,6 +199,47 @@ class Work : public reader::GenerationWork {
   std::unique_ptr<TextPayload> payload_;
 };
 
+// Reads the trace at `path` to the end with `options` as `tracewire validate` (count:
+// SkipEvents) or `tracewire decode` (format: the events the reader hands back are
+// formatted as EVENT JSON into one reused buffer) do, adding to `events` and to `output`
+// (bytes of text). Returns false with `error` set when the read fails.
+bool ReadAllEvents(const std::string& path, const reader::ReaderOptions& options, bool format,
+                   uint64_t* events, uint64_t* output, std::string* error) {
+  absl::StatusOr<std::unique_ptr<reader::Reader>> r = reader::Reader::OpenFile(path, options);
+  if (!r.ok()) {
+    *error = r.status().ToString();
+    return false;
+  }
+  while (!format) {
+    absl::string_view sid;
+    absl::StatusOr<uint64_t> n = (*r)->SkipEvents(4096, &sid);
+    if (!n.ok()) {
+      *error = n.status().ToString();
+      return false;
+    }
+    if (*n == 0) return true;
+    *events += *n;
+  }
+  std::unique_ptr<targets::Formatter> formatter = *targets::MakeFormatter("event", {});
+  std::string text;
+  while (true) {
+    absl::StatusOr<const reader::Event*> e = (*r)->Next();
+    if (!e.ok()) {
+      *error = e.status().ToString();
+      return false;
+    }
+    if (*e == nullptr) break;
+    ++*events;
+    formatter->Write(**e, &text);
+    if (text.size() >= (size_t{1} << 20)) {
+      *output += text.size();
+      text.clear();
+    }
+  }
+  *output += text.size();
+  return true;
+}
+
 // Parallel decoding across generations (reader/parallel_decoding.h) against a serial read
 // of the same trace, with the same work per event; rates in real (wall) time.
 void BM_ParallelRead(benchmark::State& state) {
@@ -206,7 +248,6 @@ void BM_ParallelRead(benchmark::State& state) {
   const TraceFile& file = MultiGeneration();
   uint64_t events = 0;
   uint64_t output = 0;
-  std::string text;
   TextPayloads payloads;  // outlives the pools of the iterations
   for (auto _ : state) {
     // As `tracewire validate` (count) and `tracewire decode` (format) set the reader up.
@@ -231,40 +272,11 @@ void BM_ParallelRead(benchmark::State& state) {
       parallel.split_generations = format;
       options.parallel = std::make_shared<reader::WorkerPool>(parallel);
     }
-    std::unique_ptr<targets::Formatter> serial = *targets::MakeFormatter("event", {});
-    absl::StatusOr<std::unique_ptr<reader::Reader>> r =
-        reader::Reader::OpenFile(file.path, options);
-    if (!r.ok()) {
-      state.SkipWithError(r.status().ToString().c_str());
+    std::string error;
+    if (!ReadAllEvents(file.path, options, format, &events, &output, &error)) {
+      state.SkipWithError(error.c_str());
       return;
     }
-    while (!format) {
-      absl::string_view sid;
-      absl::StatusOr<uint64_t> n = (*r)->SkipEvents(4096, &sid);
-      if (!n.ok()) {
-        state.SkipWithError(n.status().ToString().c_str());
-        return;
-      }
-      if (*n == 0) break;
-      events += *n;
-    }
-    while (format) {
-      absl::StatusOr<const reader::Event*> e = (*r)->Next();
-      if (!e.ok()) {
-        state.SkipWithError(e.status().ToString().c_str());
-        return;
-      }
-      if (*e == nullptr) break;
-      ++events;
-      // Into one reused buffer, as `tracewire decode` writes the events it formats.
-      serial->Write(**e, &text);
-      if (text.size() >= (size_t{1} << 20)) {
-        output += text.size();
-        text.clear();
-      }
-    }
-    output += text.size();
-    text.clear();
   }
   state.counters["events_per_s"] =
       benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
@@ -277,6 +289,45 @@ BENCHMARK(BM_ParallelRead)
     ->Args({2, 0})
     ->Args({1, 1})
     ->Args({2, 1})
+    ->UseRealTime()
+    ->MeasureProcessCPUTime()
+    ->Unit(benchmark::kMillisecond);
+
+// What two cores give on the same work when nothing is shared: two serial reads of the
+// trace on two threads at once, rate = both reads' events per wall second. Its ratio to
+// BM_ParallelRead/jobs:1 is the machine's ceiling for the parallel speed-up (on a VM the
+// second vCPU may deliver less than the first).
+void BM_TwoSerialReads(benchmark::State& state) {
+  const bool format = state.range(0) != 0;
+  const TraceFile& file = MultiGeneration();
+  reader::ReaderOptions options;
+  options.count_only = !format;
+  uint64_t events[2] = {0, 0};
+  uint64_t output[2] = {0, 0};
+  std::string error[2];
+  bool ok[2] = {true, true};
+  for (auto _ : state) {
+    std::thread other([&] {
+      ok[1] = ReadAllEvents(file.path, options, format, &events[1], &output[1], &error[1]);
+    });
+    ok[0] = ReadAllEvents(file.path, options, format, &events[0], &output[0], &error[0]);
+    other.join();
+    for (int i = 0; i < 2; ++i) {
+      if (!ok[i]) {
+        state.SkipWithError(error[i].c_str());
+        return;
+      }
+    }
+  }
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(events[0] + events[1]), benchmark::Counter::kIsRate);
+  state.counters["output_MB"] =
+      static_cast<double>(output[0] + output[1]) / 1e6 / state.iterations();
+}
+BENCHMARK(BM_TwoSerialReads)
+    ->ArgNames({"format"})
+    ->Arg(0)
+    ->Arg(1)
     ->UseRealTime()
     ->MeasureProcessCPUTime()
     ->Unit(benchmark::kMillisecond);
