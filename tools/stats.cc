@@ -76,6 +76,8 @@ int Stats(const std::string& input_path, size_t top, int jobs) {
     }
   }
   progress.Finish();
+  // The first pass's read buffers and framed generations are not needed any more.
+  (*input)->CloseReaders();
   // Second pass over the frames: generation sizes and compression.
   for (size_t i = 0; i < (*input)->files().size(); ++i) {
     absl::StatusOr<std::unique_ptr<reader::ByteSource>> source = (*input)->Reopen(i);

@@ -139,6 +139,7 @@ void TraceInput::NoteSid(absl::string_view sid) {
 }
 
 absl::StatusOr<const reader::Event*> TraceInput::Next() {
+  if (closed_processes_.has_value()) return nullptr;
   if (single_ != nullptr) {
     absl::StatusOr<const reader::Event*> event = single_->Next();
     // The events of a generation share its process: note it once per generation.
@@ -161,6 +162,7 @@ absl::StatusOr<const reader::Event*> TraceInput::Next() {
 }
 
 absl::StatusOr<uint64_t> TraceInput::SkipEvents(uint64_t max) {
+  if (closed_processes_.has_value()) return 0;
   if (single_ != nullptr) {
     absl::string_view sid;
     absl::StatusOr<uint64_t> n = single_->SkipEvents(max, &sid);
@@ -194,8 +196,17 @@ uint64_t TraceInput::generations() const {
 }
 
 size_t TraceInput::num_processes() const {
+  if (closed_processes_.has_value()) return *closed_processes_;
   if (tree_ != nullptr) return tree_->processes().size();
   return sids_.size();
+}
+
+void TraceInput::CloseReaders() {
+  closed_processes_ = num_processes();
+  readers_.clear();
+  tree_.reset();
+  pending_.clear();
+  single_.reset();
 }
 
 }  // namespace tracewire::tools

@@ -75,6 +75,13 @@ class TraceInput {
   // The processes seen so far (directory inputs and files with several processes).
   size_t num_processes() const;
 
+  // Frees the readers and what they hold (read buffers, framed generations, worker
+  // threads) once the events are read, for a second pass with Reopen(). files(),
+  // Reopen(), bytes_read(), total_bytes() and num_processes() keep their values;
+  // Next() and SkipEvents() return the end; LossReports() and generations() report
+  // nothing.
+  void CloseReaders();
+
  private:
   TraceInput() = default;
   // Records the process of an event or block delivered from the single file.
@@ -91,7 +98,8 @@ class TraceInput {
   std::unique_ptr<reader::ProcessTreeReader> tree_;       // directory, merging
   std::vector<const reader::Reader*> readers_;            // every reader, input order
   std::vector<std::string> sids_;                         // single file: sids seen
-  uint64_t noted_generation_ = 0;  // single file: the generation whose sid was noted
+  uint64_t noted_generation_ = 0;           // single file: the generation whose sid was noted
+  std::optional<size_t> closed_processes_;  // num_processes() when the readers were closed
 };
 
 }  // namespace tracewire::tools
