@@ -99,13 +99,18 @@ TEST(StartupLibrariesTest, ValidateLoadsNoneOfTheLazyLibraries) {
   ExpectOnlyBaseLibraries(validate);
 }
 
-// Symbolizing loads libdw (and libelf through it) and still names static functions.
+// Symbolizing loads libdw (and libelf through it) and still names static functions;
+// validating a trace with stacks symbolizes nothing and loads neither.
 TEST(StartupLibrariesTest, SymbolizingLoadsLibdw) {
   const std::string trace = NewTempDir("stacks") + "/stacks.twr";
   const CommandResult ran =
       RunCommand({Runfile("tools/testtool"), "trace2", "stacks", "3"},
                  {.env = {{"TRACEWIRE", trace}, {"TRACEWIRE_STACKS", "region_enter"}}});
   ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  const Traced validate = RunWithLoaderLog({"validate", trace});
+  EXPECT_EQ(validate.result.exit_code, 0) << validate.result.err;
+  ExpectOnlyBaseLibraries(validate);
+
   const Traced dump = RunWithLoaderLog({"dump", trace});
   ASSERT_EQ(dump.result.exit_code, 0) << dump.result.err;
   EXPECT_THAT(dump.result.out, HasSubstr("(stacks of generation 1, symbolized)\n    stack 1:\n"
@@ -115,6 +120,11 @@ TEST(StartupLibrariesTest, SymbolizingLoadsLibdw) {
   EXPECT_TRUE(Loaded(dump, "libelf.so")) << seen;
   // libdw's own dependencies (libdebuginfod brings libcurl-gnutls), not the exporter's.
   EXPECT_FALSE(Loaded(dump, "libcurl.so")) << seen;
+
+  const Traced decode = RunWithLoaderLog({"decode", "--stacks", trace});
+  ASSERT_EQ(decode.result.exit_code, 0) << decode.result.err;
+  EXPECT_THAT(decode.result.out, HasSubstr("\"func\":\"(anonymous namespace)::StackLeaf(int)\""));
+  EXPECT_TRUE(Loaded(decode, "libdw.so")) << absl::StrJoin(decode.libraries, " ");
 }
 
 // A TCP port of 127.0.0.1 that nothing listens on (bound, then closed again).
