@@ -68,8 +68,10 @@ def tracewire_dependencies():
     _maybe(pkg_config_library, name = "system_crypto", modules = ["libcrypto"], static = True)
 
     # The command only (the reader's symbolizer, OTLP/HTTP export): not part of the runtime.
-    _maybe(pkg_config_library, name = "system_curl", modules = ["libcurl"])
-    _maybe(pkg_config_library, name = "system_dw", modules = ["libdw"])
+    # Headers only: the command loads libcurl and libdw with dlopen when it first uses them
+    # (tools/otlp/curl_library.cc, reader/dw_library.cc), so they cost nothing at start-up.
+    _maybe(pkg_config_library, name = "system_curl", modules = ["libcurl"], headers_only = True)
+    _maybe(pkg_config_library, name = "system_dw", modules = ["libdw"], headers_only = True)
 
     # Tests and benchmarks only.
     _maybe(pkg_config_library, name = "system_gtest", modules = ["gtest", "gmock"])

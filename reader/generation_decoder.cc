@@ -582,6 +582,8 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::FillCommon(Cursor& c
   ClearOpt(&e.t_rel);
   ClearOpt(&e.msg);
   if (ABSL_PREDICT_FALSE(c.has_pending_stack)) {
+    // The first stack delivered of the generation: symbolize them all.
+    if (fill_) tables_.SymbolizeFrames();
     e.stack = c.pending_stack;
     c.has_pending_stack = false;
   } else {

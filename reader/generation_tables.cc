@@ -93,6 +93,7 @@ absl::Status GenerationTables::BuildStrings(const RawGeneration& gen) {
 }
 
 absl::Status GenerationTables::BuildSitesAndStacks(const RawGeneration& gen) {
+  symbolized_ = true;  // nothing to symbolize unless the tables are built
   sites_.Clear();
   stacks_.Clear();
   frames_.clear();
@@ -166,12 +167,16 @@ absl::Status GenerationTables::BuildSitesAndStacks(const RawGeneration& gen) {
   if (auto dup = stacks_.Build(); dup.id != 0) {
     return Error(gen, dup.offset, absl::StrFormat("duplicate stack ID %d", dup.id));
   }
-  if (frames_.empty()) return absl::OkStatus();
+  symbolized_ = frames_.empty();  // symbolized when an event first shows a stack
+  return absl::OkStatus();
+}
+
+void GenerationTables::SymbolizeFramesSlow() {
+  symbolized_ = true;
   if (frame_symbolizer_ == nullptr) frame_symbolizer_ = std::make_unique<FrameSymbolizer>();
   frame_symbolizer_->ClearModules();
   for (const ModuleRecord& module : modules_) frame_symbolizer_->AddModule(module);
   for (SymbolFrame& frame : frames_) frame_symbolizer_->Symbolize(&frame);
-  return absl::OkStatus();
 }
 
 const absl::string_view* GenerationTables::FindStringSlow(uint64_t id) const {

@@ -41,8 +41,16 @@ class GenerationTables {
   // Errors (DataLoss) name the generation, the byte offset of the bad record and the
   // reason: duplicate IDs, ID 0, string parts without a final string, strings above
   // kMaxStringSize, sites, modules or stack frames naming strings that do not exist,
-  // modules with an empty range. Stack frames are then symbolized (FrameSymbolizer).
+  // modules with an empty range. Stack frames are symbolized later (SymbolizeFrames).
   absl::Status Build(const RawGeneration& gen);
+
+  // Symbolizes the stack frames of the generation (FrameSymbolizer: loads libdw and reads
+  // the modules' files) the first time it is called after Build; the spans FindStack gave
+  // then show the symbolized frames. Called when a filled event gets a stack, so reading
+  // that does not show stacks (counting, validating) never symbolizes.
+  void SymbolizeFrames() {
+    if (ABSL_PREDICT_FALSE(!symbolized_)) SymbolizeFramesSlow();
+  }
 
   // The string with `id` (never 0), or nullptr if the table has none.
   ABSL_ATTRIBUTE_ALWAYS_INLINE const absl::string_view* FindString(uint64_t id) const {
@@ -57,7 +65,8 @@ class GenerationTables {
   // Every string ID below this value is valid (0 = none included): see
   // IdTable::complete_limit().
   uint64_t string_limit() const { return strings_.complete_limit(); }
-  // The stack with `id`; false if there is none.
+  // The stack with `id`; false if there is none. Its frames are as the trace recorded them
+  // until SymbolizeFrames is called.
   bool FindStack(uint64_t id, absl::Span<const SymbolFrame>* stack) const {
     const std::pair<uint32_t, uint32_t>* range = stacks_.Find(id);
     if (range == nullptr) return false;
@@ -69,6 +78,7 @@ class GenerationTables {
   // Find*() outside the complete dense range (out of line).
   const absl::string_view* FindStringSlow(uint64_t id) const;
   const SiteInfo* FindSiteSlow(uint64_t id) const;
+  void SymbolizeFramesSlow();
   absl::Status BuildStrings(const RawGeneration& gen);
   absl::Status BuildSitesAndStacks(const RawGeneration& gen);
   // Resolves an optional string ID of a table record; false if the ID is unknown.
@@ -84,6 +94,7 @@ class GenerationTables {
   absl::flat_hash_map<uint64_t, uint64_t> module_ids_;  // module ID -> byte offset
   // Created for the first generation with stack frames; its cache outlives generations.
   std::unique_ptr<FrameSymbolizer> frame_symbolizer_;
+  bool symbolized_ = true;  // false: frames_ not symbolized yet
 };
 
 }  // namespace tracewire::reader

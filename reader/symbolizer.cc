@@ -1,7 +1,6 @@
 #include "reader/symbolizer.h"
 
 #include <cxxabi.h>
-#include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,29 +11,37 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "reader/dw_library.h"
 
 namespace tracewire::reader {
 
 // One module file reported to its own libdwfl session at the trace's load bias.
 struct Symbolizer::Module {
+  explicit Module(const DwLibrary& dw) : dw(dw) {}
+  ~Module() {
+    if (dwfl != nullptr) dw.end(dwfl);
+  }
+  const DwLibrary& dw;  // the process's libdw (never unloaded)
   Dwfl* dwfl = nullptr;
   Dwfl_Module* module = nullptr;
   std::string key;
-  ~Module() {
-    if (dwfl != nullptr) dwfl_end(dwfl);
-  }
 };
 
 namespace {
 
 char* g_debuginfo_path = nullptr;  // libdwfl's default search path
 
-const Dwfl_Callbacks kCallbacks = {
-    .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .section_address = dwfl_offline_section_address,
-    .debuginfo_path = &g_debuginfo_path,
-};
+// Offline symbolization of files with libdwfl's standard callbacks (set up once, from
+// the process's libdw).
+const Dwfl_Callbacks* OfflineCallbacks(const DwLibrary& dw) {
+  static const Dwfl_Callbacks callbacks = {
+      .find_elf = dw.build_id_find_elf,
+      .find_debuginfo = dw.standard_find_debuginfo,
+      .section_address = dw.offline_section_address,
+      .debuginfo_path = &g_debuginfo_path,
+  };
+  return &callbacks;
+}
 
 std::string Hex(const unsigned char* bits, int size) {
   std::string out;
@@ -72,6 +79,10 @@ Symbolizer::Module* Symbolizer::FindModule(absl::string_view path, absl::string_
   auto it = modules_.find(key);
   if (it != modules_.end()) return it->second.get();
   std::unique_ptr<Module>& slot = modules_[key];
+  // libdw is loaded at the first module; without it no module can be used (frames keep
+  // what the trace recorded, as for a module whose file is missing).
+  const absl::StatusOr<const DwLibrary*> dw = Dw();
+  if (!dw.ok()) return nullptr;
   // Only an absolute path to a regular file is opened (never a device or a FIFO).
   const std::string file(path);
   struct stat st;
@@ -85,17 +96,17 @@ Symbolizer::Module* Symbolizer::FindModule(absl::string_view path, absl::string_
     close(fd);
     return nullptr;
   }
-  auto module = std::make_unique<Module>();
-  module->dwfl = dwfl_begin(&kCallbacks);
+  auto module = std::make_unique<Module>(**dw);
+  module->dwfl = (*dw)->begin(OfflineCallbacks(**dw));
   if (module->dwfl == nullptr) {
     close(fd);
     return nullptr;
   }
-  dwfl_report_begin(module->dwfl);
+  (*dw)->report_begin(module->dwfl);
   // add_p_vaddr: `bias` is the load bias (what dl_iterate_phdr reports as dlpi_addr).
   module->module =
-      dwfl_report_elf(module->dwfl, file.c_str(), file.c_str(), fd, bias, /*add_p_vaddr=*/true);
-  dwfl_report_end(module->dwfl, nullptr, nullptr);
+      (*dw)->report_elf(module->dwfl, file.c_str(), file.c_str(), fd, bias, /*add_p_vaddr=*/true);
+  (*dw)->report_end(module->dwfl, nullptr, nullptr);
   if (module->module == nullptr) {
     close(fd);  // not consumed on failure
     return nullptr;
@@ -103,7 +114,7 @@ Symbolizer::Module* Symbolizer::FindModule(absl::string_view path, absl::string_
   if (!build_id.empty()) {
     const unsigned char* bits = nullptr;
     GElf_Addr vaddr = 0;
-    const int size = dwfl_module_build_id(module->module, &bits, &vaddr);
+    const int size = (*dw)->module_build_id(module->module, &bits, &vaddr);
     if (size <= 0 || Hex(bits, size) != build_id) return nullptr;  // another file now
   }
   module->key = std::move(key);
@@ -128,13 +139,14 @@ SymbolInfo Symbolizer::Lookup(absl::string_view path, absl::string_view build_id
   SymbolInfo info;
   GElf_Off offset = 0;
   GElf_Sym sym;
-  if (const char* name = dwfl_module_addrinfo(module->module, address, &offset, &sym, nullptr,
-                                              nullptr, nullptr)) {
+  if (const char* name = module->dw.module_addrinfo(module->module, address, &offset, &sym, nullptr,
+                                                    nullptr, nullptr)) {
     info.func = Keep(Demangle(name));
   }
-  if (Dwfl_Line* line = dwfl_module_getsrc(module->module, address)) {
+  if (Dwfl_Line* line = module->dw.module_getsrc(module->module, address)) {
     int line_number = 0;
-    if (const char* source = dwfl_lineinfo(line, nullptr, &line_number, nullptr, nullptr, nullptr)) {
+    if (const char* source =
+            module->dw.lineinfo(line, nullptr, &line_number, nullptr, nullptr, nullptr)) {
       info.file = Keep(source);
       info.line = line_number > 0 ? static_cast<uint64_t>(line_number) : 0;
     }
@@ -146,8 +158,9 @@ SymbolInfo Symbolizer::Lookup(absl::string_view path, absl::string_view build_id
 void FrameSymbolizer::Symbolize(SymbolFrame* frame) {
   if (!frame->func.empty()) frame->func = symbolizer_.Demangled(frame->func);
   if (!sorted_) {
-    std::stable_sort(modules_.begin(), modules_.end(),
-                     [](const ModuleRecord& a, const ModuleRecord& b) { return a.start < b.start; });
+    std::stable_sort(
+        modules_.begin(), modules_.end(),
+        [](const ModuleRecord& a, const ModuleRecord& b) { return a.start < b.start; });
     sorted_ = true;
   }
   auto it = std::upper_bound(modules_.begin(), modules_.end(), frame->pc,

@@ -2,7 +2,9 @@
 // source lines, offline, with elfutils' libdwfl: the ELF symbol tables (.symtab and
 // .dynsym) and DWARF line tables of the modules the trace's `module` records name, read
 // from this machine's files (separate debug files are found the standard way: build-id
-// and .gnu_debuglink under /usr/lib/debug).
+// and .gnu_debuglink under /usr/lib/debug). libdw is loaded when the first module is
+// looked up (reader/dw_library.h); if it cannot be loaded, lookups find nothing, as for
+// a module whose file is missing.
 //
 // A module is used only if its file is a regular file whose GNU build ID equals the one
 // the trace recorded (when it recorded one), so a rebuilt or different binary at the
@@ -41,8 +43,7 @@ class Symbolizer {
   // in the ELF file is pc - bias) from the file `path` whose build ID, as lowercase hex,
   // is `build_id` ("" = not recorded, not checked). The call instruction's line is
   // looked up (pc - 1). Views stay valid for the life of the Symbolizer.
-  SymbolInfo Lookup(absl::string_view path, absl::string_view build_id, uint64_t bias,
-                    uint64_t pc);
+  SymbolInfo Lookup(absl::string_view path, absl::string_view build_id, uint64_t bias, uint64_t pc);
 
   // `name` demangled if it is a mangled C++ name (a view kept by the Symbolizer), else
   // `name` itself.

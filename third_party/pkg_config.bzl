@@ -8,6 +8,10 @@ With `static = True` the modules' own libraries are linked from their `.a` files
 linking the target does not load them as shared libraries at start-up. What the
 modules need privately from the C library and the toolchain (`-pthread`, `-ldl`,
 `-lrt`, `-latomic`, ...) stays as pkg-config states it.
+
+With `headers_only = True` only the compile flags are used: the program links nothing
+of the modules and loads their shared libraries itself (dlopen, in the C library since
+glibc 2.34) when it first needs them.
 """
 
 # Libraries of the C library and the compiler that are never linked from a `.a` here.
@@ -63,7 +67,11 @@ def _static_linkopts(ctx, modules):
 
 def _pkg_config_library_impl(ctx):
     modules = ctx.attr.modules
-    if ctx.attr.static:
+    if ctx.attr.static and ctx.attr.headers_only:
+        fail("pkg_config_library %s: static and headers_only exclude each other" % ctx.name)
+    if ctx.attr.headers_only:
+        libs = []
+    elif ctx.attr.static:
         libs = _static_linkopts(ctx, modules)
     else:
         libs = _run_pkg_config(ctx, ["--libs"] + modules)
@@ -71,7 +79,7 @@ def _pkg_config_library_impl(ctx):
     copts = [flag for flag in cflags if not flag.startswith("-I/usr/include")]
     ctx.file("WORKSPACE", "workspace(name = \"%s\")\n" % ctx.name)
     ctx.file("BUILD.bazel", """\
-# Generated from `pkg-config {mode}--libs --cflags {modules}`.
+# Generated from `pkg-config {mode}`.
 cc_library(
     name = "lib",
     copts = {copts},
@@ -79,8 +87,9 @@ cc_library(
     visibility = ["//visibility:public"],
 )
 """.format(
-        mode = "--static " if ctx.attr.static else "",
-        modules = " ".join(modules),
+        mode = ("--cflags {m}" if ctx.attr.headers_only else
+                "--static --libs --cflags {m}" if ctx.attr.static else
+                "--libs --cflags {m}").format(m = " ".join(modules)),
         copts = repr(copts),
         linkopts = repr(libs),
     ))
@@ -92,6 +101,10 @@ pkg_config_library = repository_rule(
         "static": attr.bool(
             default = False,
             doc = "Link the modules' own libraries from their .a files.",
+        ),
+        "headers_only": attr.bool(
+            default = False,
+            doc = "Compile flags only: nothing is linked (the program dlopens the library).",
         ),
     },
     local = True,

@@ -8,8 +8,8 @@ packages=(
   g++ pkg-config
   libabsl-dev libzstd-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev
-  libcurl4-openssl-dev  # the OTLP/HTTP exporter (decode and listen --otlp-endpoint)
-  libdw-dev         # the reader symbolizes stack frames with elfutils' libdwfl
+  libcurl4-openssl-dev  # the OTLP/HTTP exporter (decode and listen --otlp-endpoint); headers only, libcurl is loaded on first use
+  libdw-dev         # the reader symbolizes stack frames with elfutils' libdwfl; headers only, libdw is loaded on first use
   git               # interoperability tests compare with real git
   chromium          # the HTML report is checked in headless Chromium
   clang libclang-rt-14-dev lld  # fuzz targets: clang 14, libFuzzer + sanitizer runtimes, lld

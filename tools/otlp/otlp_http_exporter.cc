@@ -1,9 +1,6 @@
 #include "tools/otlp/otlp_http_exporter.h"
 
-#include <curl/curl.h>
-
 #include <algorithm>
-#include <mutex>
 
 #include "absl/random/random.h"
 #include "absl/strings/ascii.h"
@@ -14,17 +11,12 @@
 #include "absl/time/clock.h"
 #include "nlohmann/json.hpp"
 #include "reader/targets/otlp_target.h"
+#include "tools/otlp/curl_library.h"
 
 namespace tracewire::tools {
 namespace {
 
 constexpr size_t kMaxResponseBody = 64 * 1024;
-
-// curl_global_init is not thread-safe: run it once, before the first handle.
-void InitCurlOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 size_t AppendBody(char* data, size_t size, size_t count, void* user) {
   std::string* body = static_cast<std::string*>(user);
@@ -126,7 +118,8 @@ absl::StatusOr<std::pair<std::string, std::string>> ParseOtlpHeader(absl::string
   return std::make_pair(std::string(name), std::string(value));
 }
 
-OtlpHttpExporter::OtlpHttpExporter(const OtlpHttpOptions& options) : options_(options) {}
+OtlpHttpExporter::OtlpHttpExporter(const OtlpHttpOptions& options, const CurlLibrary& curl_lib)
+    : options_(options), curl_lib_(curl_lib) {}
 
 absl::StatusOr<std::unique_ptr<OtlpHttpExporter>> OtlpHttpExporter::Create(
     const OtlpHttpOptions& options) {
@@ -138,35 +131,38 @@ absl::StatusOr<std::unique_ptr<OtlpHttpExporter>> OtlpHttpExporter::Create(
   if (options.timeout <= absl::ZeroDuration() || options.retry_time < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("OTLP timeouts must be positive");
   }
-  InitCurlOnce();
-  std::unique_ptr<OtlpHttpExporter> exporter(new OtlpHttpExporter(options));
+  // libcurl is loaded (and curl_global_init run) at the first exporter.
+  absl::StatusOr<const CurlLibrary*> lib = Curl();
+  if (!lib.ok()) return lib.status();
+  const CurlLibrary& curl_lib = **lib;
+  std::unique_ptr<OtlpHttpExporter> exporter(new OtlpHttpExporter(options, curl_lib));
   exporter->url_ = absl::StrCat(absl::StripSuffix(options.endpoint, "/"), "/v1/traces");
-  CURL* curl = curl_easy_init();
+  CURL* curl = curl_lib.easy_init();
   if (curl == nullptr) return absl::InternalError("curl_easy_init failed");
   exporter->curl_ = curl;
-  curl_slist* list = curl_slist_append(nullptr, "Content-Type: application/json");
-  list = curl_slist_append(list, "Expect:");  // no 100-continue round trip for large bodies
+  curl_slist* list = curl_lib.slist_append(nullptr, "Content-Type: application/json");
+  list = curl_lib.slist_append(list, "Expect:");  // no 100-continue round trip for large bodies
   for (const auto& [name, value] : options.headers) {
-    list = curl_slist_append(list, absl::StrCat(name, ": ", value).c_str());
+    list = curl_lib.slist_append(list, absl::StrCat(name, ": ", value).c_str());
   }
   exporter->header_list_ = list;
-  curl_easy_setopt(curl, CURLOPT_URL, exporter->url_.c_str());
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
-  curl_easy_setopt(curl, CURLOPT_POST, 1L);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_USERAGENT,
-                   absl::StrCat("tracewire/", targets::kOtlpScopeVersion).c_str());
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendBody);
-  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, AbortIfCancelled);
-  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &exporter->cancelled_);
+  curl_lib.easy_setopt(curl, CURLOPT_URL, exporter->url_.c_str());
+  curl_lib.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_lib.easy_setopt(curl, CURLOPT_HTTPHEADER, list);
+  curl_lib.easy_setopt(curl, CURLOPT_POST, 1L);
+  curl_lib.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_lib.easy_setopt(curl, CURLOPT_USERAGENT,
+                       absl::StrCat("tracewire/", targets::kOtlpScopeVersion).c_str());
+  curl_lib.easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendBody);
+  curl_lib.easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  curl_lib.easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, AbortIfCancelled);
+  curl_lib.easy_setopt(curl, CURLOPT_XFERINFODATA, &exporter->cancelled_);
   return exporter;
 }
 
 OtlpHttpExporter::~OtlpHttpExporter() {
-  if (curl_ != nullptr) curl_easy_cleanup(static_cast<CURL*>(curl_));
-  if (header_list_ != nullptr) curl_slist_free_all(static_cast<curl_slist*>(header_list_));
+  if (curl_ != nullptr) curl_lib_.easy_cleanup(static_cast<CURL*>(curl_));
+  if (header_list_ != nullptr) curl_lib_.slist_free_all(static_cast<curl_slist*>(header_list_));
 }
 
 void OtlpHttpExporter::Cancel() {
@@ -186,20 +182,20 @@ OtlpHttpExporter::Attempt OtlpHttpExporter::Post(absl::string_view body) {
   Attempt a;
   CURL* curl = static_cast<CURL*>(curl_);
   char error_buffer[CURL_ERROR_SIZE] = {};
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &a.body);
-  a.curl_code = curl_easy_perform(curl);
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
+  curl_lib_.easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
+  curl_lib_.easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
+  curl_lib_.easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  curl_lib_.easy_setopt(curl, CURLOPT_WRITEDATA, &a.body);
+  a.curl_code = curl_lib_.easy_perform(curl);
+  curl_lib_.easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
   if (a.curl_code != CURLE_OK) {
-    a.error = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(a.curl_code);
+    a.error = error_buffer[0] != '\0' ? error_buffer : curl_lib_.easy_strerror(a.curl_code);
     a.retryable = IsRetryableCurl(a.curl_code);
     return a;
   }
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &a.http_status);
+  curl_lib_.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &a.http_status);
   curl_off_t retry_after = 0;
-  if (curl_easy_getinfo(curl, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK) {
+  if (curl_lib_.easy_getinfo(curl, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK) {
     a.retry_after_s = retry_after;
   }
   a.ok = a.http_status >= 200 && a.http_status < 300;
@@ -227,9 +223,10 @@ ExportResult OtlpHttpExporter::Export(absl::string_view request_json, bool retry
     const absl::Duration left = retry ? deadline - absl::Now() : options_.timeout;
     const absl::Duration limit =
         std::max(std::min(options_.timeout, left), absl::Milliseconds(100));
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(absl::ToInt64Milliseconds(limit)));
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
-                     static_cast<long>(absl::ToInt64Milliseconds(limit)));
+    curl_lib_.easy_setopt(curl, CURLOPT_TIMEOUT_MS,
+                          static_cast<long>(absl::ToInt64Milliseconds(limit)));
+    curl_lib_.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+                          static_cast<long>(absl::ToInt64Milliseconds(limit)));
     const Attempt a = Post(request_json);
     ++result.attempts;
     if (a.ok) {

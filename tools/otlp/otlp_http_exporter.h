@@ -35,6 +35,8 @@
 
 namespace tracewire::tools {
 
+struct CurlLibrary;
+
 struct OtlpHttpOptions {
   // Base URL, http:// or https://; "/v1/traces" is appended.
   std::string endpoint;
@@ -67,7 +69,9 @@ struct ExportResult {
 
 class OtlpHttpExporter {
  public:
-  // Checks the options (an http:// or https:// endpoint, headers) and sets up libcurl.
+  // Checks the options (an http:// or https:// endpoint, headers) and sets up libcurl,
+  // which is loaded at the first call: FailedPrecondition naming libcurl and its Debian
+  // package if it cannot be loaded.
   static absl::StatusOr<std::unique_ptr<OtlpHttpExporter>> Create(const OtlpHttpOptions& options);
   ~OtlpHttpExporter();
   OtlpHttpExporter(const OtlpHttpExporter&) = delete;
@@ -86,13 +90,14 @@ class OtlpHttpExporter {
 
  private:
   struct Attempt;
-  explicit OtlpHttpExporter(const OtlpHttpOptions& options);
+  OtlpHttpExporter(const OtlpHttpOptions& options, const CurlLibrary& curl_lib);
   Attempt Post(absl::string_view body);
   // Sleeps for `d` unless cancelled first; false if cancelled.
   bool Sleep(absl::Duration d);
 
   OtlpHttpOptions options_;
   std::string url_;
+  const CurlLibrary& curl_lib_;  // the process's libcurl (never unloaded)
   void* curl_ = nullptr;         // CURL*
   void* header_list_ = nullptr;  // curl_slist*
   std::atomic<bool> cancelled_{false};
