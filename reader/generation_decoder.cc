@@ -154,6 +154,8 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
   batches_.clear();
   cursors_.clear();
   cursor_of_thread_.clear();
+  order_[0] = 0;  // no cursor until the merge is set up
+  merge_keys_[0] = ~static_cast<unsigned __int128>(0);
   describe_ = gen.Describe();
   info_.gen = gen.gen;
   info_.file_offset = gen.file_offset;
@@ -294,57 +296,69 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
       return s;
     }
   }
+  if (linear_) {
+    const size_t n = cursors_.size();
+    merge_width_ = n <= 2 ? 2 : n <= 4 ? 4 : 8;
+    for (size_t i = 0; i <= kLinearMergeMax; ++i) {
+      merge_keys_[i] = i < n ? MergeKey(cursors_[i]) : ~static_cast<unsigned __int128>(0);
+      order_[i] = static_cast<uint32_t>(i);
+    }
+    std::sort(order_, order_ + n,
+              [this](uint32_t x, uint32_t y) { return merge_keys_[x] < merge_keys_[y]; });
+  }
   cur_ = nullptr;
   run_limit_ = 0;
   pick_at_start_ = true;
   return absl::OkStatus();
 }
 
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::PickLinear() {
-  const size_t n = keys_.size();
-  const uint64_t* const keys = keys_.data();
-  if (n <= 1) {
-    cur_ = n == 1 && cursors_[0].has_head ? &cursors_[0] : nullptr;
-    run_limit_ = kNoKey;
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::SetCurrentFromOrder() {
+  const uint32_t winner = order_[0];
+  const unsigned __int128 first = merge_keys_[winner];
+  const unsigned __int128 second = merge_keys_[order_[1]];
+  if (ABSL_PREDICT_FALSE((static_cast<uint64_t>(first) & kExhausted) != 0)) {
+    cur_ = nullptr;  // every stream is exhausted (or there is none)
+    run_limit_ = 0;
     return;
   }
-  // Branch-free (the order of the heads is unpredictable): the smallest key, strict so
-  // that ties keep the lower thread number...
-  uint64_t best = keys[0];
-  size_t index = 0;
-  for (size_t i = 1; i < n; ++i) {
-    const uint64_t key = keys[i];
-    const bool less = key < best;
-    best = less ? key : best;
-    index = less ? i : index;
+  cur_ = cursors_.data() + winner;
+  // cur_ stays the smallest while its time is below the second's, or equal to it when
+  // the second loses ties (higher index); kNoKey saturates.
+  const uint64_t key = static_cast<uint64_t>(second >> 64);
+  run_limit_ =
+      key + static_cast<uint64_t>((static_cast<uint64_t>(second) > static_cast<uint64_t>(first)) &
+                                  (key != kNoKey));
+}
+
+template <int kWidth>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::ReinsertIn(unsigned __int128 key) {
+  // order_[1..kWidth-1] is sorted and order_[kWidth] is a sentinel: slot k of the new
+  // order takes the old slot k+1 while that is below `key`, then `key`, then the old slot
+  // k. Branch-free (where `key` lands is unpredictable) and unrolled.
+  uint32_t* const order = order_;
+  const uint32_t moved = order[0];
+  uint32_t below[kWidth];
+  uint32_t next[kWidth + 1];
+  for (int k = 0; k <= kWidth; ++k) next[k] = order[k];
+  for (int k = 0; k < kWidth; ++k) below[k] = static_cast<uint32_t>(key < merge_keys_[next[k + 1]]);
+  merge_keys_[moved] = key;
+  for (int k = 0; k < kWidth; ++k) {
+    // Masks rather than conditionals, which the compiler may turn into branches.
+    const uint32_t before = k == 0 ? 0 : 0 - below[k - 1];
+    const uint32_t placed = moved ^ ((moved ^ next[k]) & before);  // before ? here : moved
+    order[k] = next[k + 1] ^ ((next[k + 1] ^ placed) & (0 - below[k]));
   }
-  // ... and the run limit: the smallest time at which another cursor would win, its key
-  // (plus one if it loses ties, i.e. its index is above the winner's; kNoKey saturates).
-  uint64_t limit = kNoKey;
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t key = keys[i];
-    uint64_t bound = key + static_cast<uint64_t>((i > index) & (key != kNoKey));
-    bound |= 0 - static_cast<uint64_t>(i == index);
-    limit = bound < limit ? bound : limit;
-  }
-  run_limit_ = limit;
-  if (ABSL_PREDICT_TRUE(cursors_[index].has_head)) {
-    cur_ = &cursors_[index];
-    return;
-  }
-  // kNoKey is also a valid time; look for a cursor that still has a head.
-  run_limit_ = 0;
-  cur_ = nullptr;
-  for (Cursor& c : cursors_) {
-    if (c.has_head) {
-      cur_ = &c;
-      return;
-    }
-  }
+  SetCurrentFromOrder();
+}
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::Reinsert(unsigned __int128 key) {
+  if (merge_width_ == 4) return ReinsertIn<4>(key);
+  if (merge_width_ == 2) return ReinsertIn<2>(key);
+  return ReinsertIn<8>(key);
 }
 
 void GenerationDecoder::Pick() {
-  if (linear_) return PickLinear();
+  if (linear_) return SetCurrentFromOrder();
   if (heap_.empty()) {
     cur_ = nullptr;
     return;
@@ -1029,7 +1043,13 @@ const Event* GenerationDecoder::Next() {
         cur_ = nullptr;
         return &event_;
       }
-      if (ABSL_PREDICT_FALSE(c.time >= run_limit_ || !c.has_head)) Repick(c);
+      if (ABSL_PREDICT_FALSE(c.time >= run_limit_ || !c.has_head)) {
+        if (ABSL_PREDICT_TRUE(linear_ && c.has_head)) {
+          Reinsert((static_cast<unsigned __int128>(c.time) << 64) | c.index);
+        } else {
+          Repick(c);
+        }
+      }
       return &event_;
     }
   }
@@ -1037,25 +1057,21 @@ const Event* GenerationDecoder::Next() {
 }
 
 void GenerationDecoder::Repick(Cursor& c) {
-  if (ABSL_PREDICT_TRUE(c.has_head && linear_)) {
-    keys_[c.index] = c.time;
-    return PickLinear();
-  }
   if (!c.has_head) {
     if (absl::Status s = EndStream(c); !s.ok()) {
       error_ = std::move(s);
       cur_ = nullptr;
       return;
     }
+    if (linear_) return Reinsert(MergeKey(c));
     keys_[c.index] = kNoKey;
-    if (!linear_) {
-      heap_[0] = heap_.back();
-      heap_.pop_back();
-      if (!heap_.empty()) SiftDown(0);
-    }
+    heap_[0] = heap_.back();
+    heap_.pop_back();
+    if (!heap_.empty()) SiftDown(0);
   } else {
+    if (linear_) return Reinsert(MergeKey(c));
     keys_[c.index] = c.time;
-    if (!linear_) SiftDown(0);
+    SiftDown(0);
   }
   Pick();
 }

@@ -124,7 +124,6 @@ class GenerationDecoder {
   // Sets cur_ to the cursor with the smallest head (ties: lower thread number), or nullptr,
   // and run_limit_ so that cur_ stays the smallest while its head time is below it.
   void Pick();
-  void PickLinear();
   // After cur_ (`c`) advanced past run_limit_ or ran out: end-of-stream checks, the merge
   // keys, Pick(). On error sets error_ and cur_ = nullptr.
   void Repick(Cursor& c);
@@ -246,11 +245,33 @@ class GenerationDecoder {
   std::vector<Batch> batches_;
   std::vector<Cursor> cursors_;
   absl::flat_hash_map<uint64_t, uint32_t> cursor_of_thread_;
-  // Merge: keys_[i] is cursor i's head time (kNoKey when exhausted). Up to
-  // kLinearMergeMax threads a branch-free scan picks the minimum; above, a binary heap of
-  // cursor indices does.
+  // Merge. Up to kLinearMergeMax threads (small mode) the cursors are kept sorted by
+  // merge key in order_, and a cursor that advances is re-inserted branch-free; above, a
+  // binary heap of cursor indices on keys_ (cursor i's head time, kNoKey when exhausted).
   static constexpr uint64_t kNoKey = ~uint64_t{0};
   static constexpr size_t kLinearMergeMax = 8;
+  static constexpr uint64_t kExhausted = uint64_t{1} << 32;  // in a merge key's low half
+  // Small mode's merge key of a cursor: head time in the high 64 bits, cursor index in the
+  // low ones (equal times: lower index, i.e. thread number, first), plus kExhausted when
+  // the stream is exhausted (after every cursor with a head).
+  static unsigned __int128 MergeKey(const Cursor& c) {
+    if (!c.has_head) return (static_cast<unsigned __int128>(kNoKey) << 64) | kExhausted | c.index;
+    return (static_cast<unsigned __int128>(c.time) << 64) | c.index;
+  }
+  // Small mode: the cursors are padded to merge_width_ (2, 4 or 8) slots with sentinels.
+  // merge_keys_[i] is cursor i's merge key for i < n, all ones for n <= i <= merge_width_
+  // (above every merge key); order_[0..n-1] holds the cursor indices in ascending merge
+  // key and order_[i] = i for the sentinels n <= i <= merge_width_.
+  unsigned __int128 merge_keys_[kLinearMergeMax + 1];
+  uint32_t order_[kLinearMergeMax + 1];
+  uint32_t merge_width_ = 2;
+  // Small mode: re-inserts order_[0], whose merge key is now `key`, and sets cur_ and
+  // run_limit_.
+  void Reinsert(unsigned __int128 key);
+  template <int kWidth>
+  void ReinsertIn(unsigned __int128 key);
+  // Small mode: cur_ and run_limit_ from order_.
+  void SetCurrentFromOrder();
   std::vector<uint64_t> keys_;
   bool linear_ = true;
   std::vector<uint32_t> heap_;  // cursors with a head, heap-ordered (heap mode)
