@@ -154,7 +154,7 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
   batches_.clear();
   cursors_.clear();
   cursor_of_thread_.clear();
-  order_[0] = 0;  // no cursor until the merge is set up
+  order_ = 0;  // no cursor until the merge is set up
   merge_keys_[0] = ~static_cast<unsigned __int128>(0);
   describe_ = gen.Describe();
   info_.gen = gen.gen;
@@ -299,12 +299,15 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
   if (linear_) {
     const size_t n = cursors_.size();
     merge_width_ = n <= 2 ? 2 : n <= 4 ? 4 : 8;
+    uint32_t order[kLinearMergeMax + 1];
     for (size_t i = 0; i <= kLinearMergeMax; ++i) {
       merge_keys_[i] = i < n ? MergeKey(cursors_[i]) : ~static_cast<unsigned __int128>(0);
-      order_[i] = static_cast<uint32_t>(i);
+      order[i] = static_cast<uint32_t>(i);
     }
-    std::sort(order_, order_ + n,
+    std::sort(order, order + n,
               [this](uint32_t x, uint32_t y) { return merge_keys_[x] < merge_keys_[y]; });
+    order_ = 0;
+    for (size_t k = 0; k < kLinearMergeMax; ++k) order_ |= uint64_t{order[k]} << (4 * k);
   }
   cur_ = nullptr;
   run_limit_ = 0;
@@ -313,9 +316,9 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
 }
 
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::SetCurrentFromOrder() {
-  const uint32_t winner = order_[0];
+  const uint32_t winner = static_cast<uint32_t>(order_ & 0xf);
   const unsigned __int128 first = merge_keys_[winner];
-  const unsigned __int128 second = merge_keys_[order_[1]];
+  const unsigned __int128 second = merge_keys_[(order_ >> 4) & 0xf];
   if (ABSL_PREDICT_FALSE((static_cast<uint64_t>(first) & kExhausted) != 0)) {
     cur_ = nullptr;  // every stream is exhausted (or there is none)
     run_limit_ = 0;
@@ -332,22 +335,19 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::SetCurrentFromOrder(
 
 template <int kWidth>
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::ReinsertIn(unsigned __int128 key) {
-  // order_[1..kWidth-1] is sorted and order_[kWidth] is a sentinel: slot k of the new
-  // order takes the old slot k+1 while that is below `key`, then `key`, then the old slot
-  // k. Branch-free (where `key` lands is unpredictable) and unrolled.
-  uint32_t* const order = order_;
-  const uint32_t moved = order[0];
-  uint32_t below[kWidth];
-  uint32_t next[kWidth + 1];
-  for (int k = 0; k <= kWidth; ++k) next[k] = order[k];
-  for (int k = 0; k < kWidth; ++k) below[k] = static_cast<uint32_t>(key < merge_keys_[next[k + 1]]);
-  merge_keys_[moved] = key;
-  for (int k = 0; k < kWidth; ++k) {
-    // Masks rather than conditionals, which the compiler may turn into branches.
-    const uint32_t before = k == 0 ? 0 : 0 - below[k - 1];
-    const uint32_t placed = moved ^ ((moved ^ next[k]) & before);  // before ? here : moved
-    order[k] = next[k + 1] ^ ((next[k + 1] ^ placed) & (0 - below[k]));
+  // Slots 1..kWidth-1 are sorted (sentinels last): `key` goes to slot p, the number of
+  // them below it; slots 1..p move down one. Branch-free (where `key` lands is
+  // unpredictable) and unrolled.
+  const uint64_t order = order_;
+  const uint32_t moved = static_cast<uint32_t>(order & 0xf);
+  uint32_t p = 0;
+  for (int k = 1; k < kWidth; ++k) {
+    p += static_cast<uint32_t>(merge_keys_[(order >> (4 * k)) & 0xf] < key);
   }
+  merge_keys_[moved] = key;
+  const uint64_t below = (uint64_t{1} << (4 * p)) - 1;        // slots 0..p-1
+  const uint64_t through = (uint64_t{1} << (4 * p + 4)) - 1;  // slots 0..p
+  order_ = ((order >> 4) & below) | (uint64_t{moved} << (4 * p)) | (order & ~through);
   SetCurrentFromOrder();
 }
 

@@ -259,13 +259,15 @@ class GenerationDecoder {
     return (static_cast<unsigned __int128>(c.time) << 64) | c.index;
   }
   // Small mode: the cursors are padded to merge_width_ (2, 4 or 8) slots with sentinels.
-  // merge_keys_[i] is cursor i's merge key for i < n, all ones for n <= i <= merge_width_
-  // (above every merge key); order_[0..n-1] holds the cursor indices in ascending merge
-  // key and order_[i] = i for the sentinels n <= i <= merge_width_.
+  // merge_keys_[i] is cursor i's merge key for i < n, all ones for n <= i <= kLinearMergeMax
+  // (above every merge key). order_ packs 4-bit slots (slot k in bits 4k..4k+3): slots
+  // 0..n-1 hold the cursor indices in ascending merge key, slots n..merge_width_-1 the
+  // sentinels n, n+1, ... (one word, so that the next re-insert reads it from a single
+  // store).
   unsigned __int128 merge_keys_[kLinearMergeMax + 1];
-  uint32_t order_[kLinearMergeMax + 1];
+  uint64_t order_ = 0;
   uint32_t merge_width_ = 2;
-  // Small mode: re-inserts order_[0], whose merge key is now `key`, and sets cur_ and
+  // Small mode: re-inserts slot 0 of order_, whose merge key is now `key`, and sets cur_ and
   // run_limit_.
   void Reinsert(unsigned __int128 key);
   template <int kWidth>
