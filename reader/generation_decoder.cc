@@ -296,6 +296,11 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
       return s;
     }
   }
+  // Re-insert after every record when the previous generation switched thread at more
+  // than every second record (where the run-limit branch mostly mispredicts).
+  always_reinsert_ = linear_ && cursors_.size() >= 2 && merge_switches_ * 2 > merge_records_;
+  merge_switches_ = 0;
+  merge_records_ = 0;
   if (linear_) {
     const size_t n = cursors_.size();
     merge_width_ = n <= 2 ? 2 : n <= 4 ? 4 : 8;
@@ -348,6 +353,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::ReinsertIn(unsigned 
   const uint64_t below = (uint64_t{1} << (4 * p)) - 1;        // slots 0..p-1
   const uint64_t through = (uint64_t{1} << (4 * p + 4)) - 1;  // slots 0..p
   order_ = ((order >> 4) & below) | (uint64_t{moved} << (4 * p)) | (order & ~through);
+  merge_switches_ += static_cast<uint64_t>((order_ & 0xf) != moved);
   SetCurrentFromOrder();
 }
 
@@ -1038,12 +1044,13 @@ const Event* GenerationDecoder::Next() {
         cur_ = nullptr;
         return nullptr;
       }
+      ++merge_records_;
       if (ABSL_PREDICT_FALSE(!DecodeHead(c))) {
         // Deliver the processed event first; the error stays in error_ for the next call.
         cur_ = nullptr;
         return &event_;
       }
-      if (ABSL_PREDICT_FALSE(c.time >= run_limit_ || !c.has_head)) {
+      if (always_reinsert_ || ABSL_PREDICT_FALSE(c.time >= run_limit_ || !c.has_head)) {
         if (ABSL_PREDICT_TRUE(linear_ && c.has_head)) {
           Reinsert((static_cast<unsigned __int128>(c.time) << 64) | c.index);
         } else {

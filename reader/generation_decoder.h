@@ -267,6 +267,12 @@ class GenerationDecoder {
   unsigned __int128 merge_keys_[kLinearMergeMax + 1];
   uint64_t order_ = 0;
   uint32_t merge_width_ = 2;
+  // Small mode: re-insert after every hot-path record, not only at the run limit
+  // (branch-free where the thread changes at nearly every record); chosen per generation
+  // from the previous generation's switch rate. The order is the same either way.
+  bool always_reinsert_ = false;
+  uint64_t merge_records_ = 0;   // records processed on the hot path in this generation
+  uint64_t merge_switches_ = 0;  // re-inserts that changed cur_ in this generation
   // Small mode: re-inserts slot 0 of order_, whose merge key is now `key`, and sets cur_ and
   // run_limit_.
   void Reinsert(unsigned __int128 key);
