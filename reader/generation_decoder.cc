@@ -145,6 +145,10 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Time GenerationDecoder::WallTime(uint6
 }
 
 absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* processes) {
+  uint64_t records = 0;  // of the previous generation
+  for (const Cursor& c : cursors_) records += c.records;
+  const bool switchy = merge_switches_ * 2 > records;
+  merge_switches_ = 0;
   state_ = nullptr;
   finished_ = false;
   error_ = absl::OkStatus();
@@ -298,9 +302,8 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
   }
   // Re-insert after every record when the previous generation switched thread at more
   // than every second record (where the run-limit branch mostly mispredicts).
-  always_reinsert_ = linear_ && cursors_.size() >= 2 && merge_switches_ * 2 > merge_records_;
-  merge_switches_ = 0;
-  merge_records_ = 0;
+  const bool always_reinsert = linear_ && cursors_.size() >= 2 && switchy;
+  run_limit_mask_ = always_reinsert ? 0 : kNoKey;
   if (linear_) {
     const size_t n = cursors_.size();
     merge_width_ = n <= 2 ? 2 : n <= 4 ? 4 : 8;
@@ -334,8 +337,9 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::SetCurrentFromOrder(
   // the second loses ties (higher index); kNoKey saturates.
   const uint64_t key = static_cast<uint64_t>(second >> 64);
   run_limit_ =
-      key + static_cast<uint64_t>((static_cast<uint64_t>(second) > static_cast<uint64_t>(first)) &
-                                  (key != kNoKey));
+      (key + static_cast<uint64_t>((static_cast<uint64_t>(second) > static_cast<uint64_t>(first)) &
+                                   (key != kNoKey))) &
+      run_limit_mask_;
 }
 
 template <int kWidth>
@@ -1044,13 +1048,12 @@ const Event* GenerationDecoder::Next() {
         cur_ = nullptr;
         return nullptr;
       }
-      ++merge_records_;
       if (ABSL_PREDICT_FALSE(!DecodeHead(c))) {
         // Deliver the processed event first; the error stays in error_ for the next call.
         cur_ = nullptr;
         return &event_;
       }
-      if (always_reinsert_ || ABSL_PREDICT_FALSE(c.time >= run_limit_ || !c.has_head)) {
+      if (ABSL_PREDICT_FALSE(c.time >= run_limit_ || !c.has_head)) {
         if (ABSL_PREDICT_TRUE(linear_ && c.has_head)) {
           Reinsert((static_cast<unsigned __int128>(c.time) << 64) | c.index);
         } else {

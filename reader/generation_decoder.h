@@ -1,6 +1,7 @@
 // GenerationDecoder: decodes and validates one generation's event batches and merges the
-// per-thread streams into one time-ordered stream of semantic Events (min-heap on each
-// thread's next event time), updating the cross-generation ProcessState as it goes.
+// per-thread streams into one time-ordered stream of semantic Events (up to 8 threads the
+// threads kept sorted by their next event time, a min-heap above), updating the
+// cross-generation ProcessState as it goes.
 //
 // Error messages have the shape
 //   "generation G, thread T, event I: byte offset O: <reason>"
@@ -267,11 +268,11 @@ class GenerationDecoder {
   unsigned __int128 merge_keys_[kLinearMergeMax + 1];
   uint64_t order_ = 0;
   uint32_t merge_width_ = 2;
-  // Small mode: re-insert after every hot-path record, not only at the run limit
-  // (branch-free where the thread changes at nearly every record); chosen per generation
-  // from the previous generation's switch rate. The order is the same either way.
-  bool always_reinsert_ = false;
-  uint64_t merge_records_ = 0;   // records processed on the hot path in this generation
+  // Small mode: kNoKey, or 0 to re-insert after every hot-path record rather than only at
+  // the run limit (branch-free where the thread changes at nearly every record; the order
+  // is the same either way). Chosen per generation from the previous generation's switch
+  // rate.
+  uint64_t run_limit_mask_ = kNoKey;
   uint64_t merge_switches_ = 0;  // re-inserts that changed cur_ in this generation
   // Small mode: re-inserts slot 0 of order_, whose merge key is now `key`, and sets cur_ and
   // run_limit_.
