@@ -145,6 +145,10 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Time GenerationDecoder::WallTime(uint6
 }
 
 absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* processes) {
+  uint64_t records = 0;  // of the previous generation
+  for (const Cursor& c : cursors_) records += c.records;
+  const bool switchy = merge_switches_ * 2 > records;
+  merge_switches_ = 0;
   state_ = nullptr;
   finished_ = false;
   error_ = absl::OkStatus();
@@ -154,6 +158,8 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
   batches_.clear();
   cursors_.clear();
   cursor_of_thread_.clear();
+  order_ = 0;  // no cursor until the merge is set up
+  merge_keys_[0] = ~static_cast<unsigned __int128>(0);
   describe_ = gen.Describe();
   info_.gen = gen.gen;
   info_.file_offset = gen.file_offset;
@@ -294,57 +300,75 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
       return s;
     }
   }
+  // Re-insert after every record when the previous generation switched thread at more
+  // than every second record (where the run-limit branch mostly mispredicts).
+  const bool always_reinsert = linear_ && cursors_.size() >= 2 && switchy;
+  run_limit_mask_ = always_reinsert ? 0 : kNoKey;
+  if (linear_) {
+    const size_t n = cursors_.size();
+    merge_width_ = n <= 2 ? 2 : n <= 4 ? 4 : 8;
+    uint32_t order[kLinearMergeMax + 1];
+    for (size_t i = 0; i <= kLinearMergeMax; ++i) {
+      merge_keys_[i] = i < n ? MergeKey(cursors_[i]) : ~static_cast<unsigned __int128>(0);
+      order[i] = static_cast<uint32_t>(i);
+    }
+    std::sort(order, order + n,
+              [this](uint32_t x, uint32_t y) { return merge_keys_[x] < merge_keys_[y]; });
+    order_ = 0;
+    for (size_t k = 0; k < kLinearMergeMax; ++k) order_ |= uint64_t{order[k]} << (4 * k);
+  }
   cur_ = nullptr;
   run_limit_ = 0;
   pick_at_start_ = true;
   return absl::OkStatus();
 }
 
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::PickLinear() {
-  const size_t n = keys_.size();
-  const uint64_t* const keys = keys_.data();
-  if (n <= 1) {
-    cur_ = n == 1 && cursors_[0].has_head ? &cursors_[0] : nullptr;
-    run_limit_ = kNoKey;
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::SetCurrentFromOrder() {
+  const uint32_t winner = static_cast<uint32_t>(order_ & 0xf);
+  const unsigned __int128 first = merge_keys_[winner];
+  const unsigned __int128 second = merge_keys_[(order_ >> 4) & 0xf];
+  if (ABSL_PREDICT_FALSE((static_cast<uint64_t>(first) & kExhausted) != 0)) {
+    cur_ = nullptr;  // every stream is exhausted (or there is none)
+    run_limit_ = 0;
     return;
   }
-  // Branch-free (the order of the heads is unpredictable): the smallest key, strict so
-  // that ties keep the lower thread number...
-  uint64_t best = keys[0];
-  size_t index = 0;
-  for (size_t i = 1; i < n; ++i) {
-    const uint64_t key = keys[i];
-    const bool less = key < best;
-    best = less ? key : best;
-    index = less ? i : index;
+  cur_ = cursors_.data() + winner;
+  // cur_ stays the smallest while its time is below the second's, or equal to it when
+  // the second loses ties (higher index); kNoKey saturates.
+  const uint64_t key = static_cast<uint64_t>(second >> 64);
+  run_limit_ =
+      (key + static_cast<uint64_t>((static_cast<uint64_t>(second) > static_cast<uint64_t>(first)) &
+                                   (key != kNoKey))) &
+      run_limit_mask_;
+}
+
+template <int kWidth>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::ReinsertIn(unsigned __int128 key) {
+  // Slots 1..kWidth-1 are sorted (sentinels last): `key` goes to slot p, the number of
+  // them below it; slots 1..p move down one. Branch-free (where `key` lands is
+  // unpredictable) and unrolled.
+  const uint64_t order = order_;
+  const uint32_t moved = static_cast<uint32_t>(order & 0xf);
+  uint32_t p = 0;
+  for (int k = 1; k < kWidth; ++k) {
+    p += static_cast<uint32_t>(merge_keys_[(order >> (4 * k)) & 0xf] < key);
   }
-  // ... and the run limit: the smallest time at which another cursor would win, its key
-  // (plus one if it loses ties, i.e. its index is above the winner's; kNoKey saturates).
-  uint64_t limit = kNoKey;
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t key = keys[i];
-    uint64_t bound = key + static_cast<uint64_t>((i > index) & (key != kNoKey));
-    bound |= 0 - static_cast<uint64_t>(i == index);
-    limit = bound < limit ? bound : limit;
-  }
-  run_limit_ = limit;
-  if (ABSL_PREDICT_TRUE(cursors_[index].has_head)) {
-    cur_ = &cursors_[index];
-    return;
-  }
-  // kNoKey is also a valid time; look for a cursor that still has a head.
-  run_limit_ = 0;
-  cur_ = nullptr;
-  for (Cursor& c : cursors_) {
-    if (c.has_head) {
-      cur_ = &c;
-      return;
-    }
-  }
+  merge_keys_[moved] = key;
+  const uint64_t below = (uint64_t{1} << (4 * p)) - 1;        // slots 0..p-1
+  const uint64_t through = (uint64_t{1} << (4 * p + 4)) - 1;  // slots 0..p
+  order_ = ((order >> 4) & below) | (uint64_t{moved} << (4 * p)) | (order & ~through);
+  merge_switches_ += static_cast<uint64_t>((order_ & 0xf) != moved);
+  SetCurrentFromOrder();
+}
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::Reinsert(unsigned __int128 key) {
+  if (merge_width_ == 4) return ReinsertIn<4>(key);
+  if (merge_width_ == 2) return ReinsertIn<2>(key);
+  return ReinsertIn<8>(key);
 }
 
 void GenerationDecoder::Pick() {
-  if (linear_) return PickLinear();
+  if (linear_) return SetCurrentFromOrder();
   if (heap_.empty()) {
     cur_ = nullptr;
     return;
@@ -1031,7 +1055,13 @@ const Event* GenerationDecoder::Next() {
         cur_ = nullptr;
         return &event_;
       }
-      if (ABSL_PREDICT_FALSE(c.time >= run_limit_ || !c.has_head)) Repick(c);
+      if (ABSL_PREDICT_FALSE(c.time >= run_limit_ || !c.has_head)) {
+        if (ABSL_PREDICT_TRUE(linear_ && c.has_head)) {
+          Reinsert((static_cast<unsigned __int128>(c.time) << 64) | c.index);
+        } else {
+          Repick(c);
+        }
+      }
       return &event_;
     }
   }
@@ -1039,25 +1069,21 @@ const Event* GenerationDecoder::Next() {
 }
 
 void GenerationDecoder::Repick(Cursor& c) {
-  if (ABSL_PREDICT_TRUE(c.has_head && linear_)) {
-    keys_[c.index] = c.time;
-    return PickLinear();
-  }
   if (!c.has_head) {
     if (absl::Status s = EndStream(c); !s.ok()) {
       error_ = std::move(s);
       cur_ = nullptr;
       return;
     }
+    if (linear_) return Reinsert(MergeKey(c));
     keys_[c.index] = kNoKey;
-    if (!linear_) {
-      heap_[0] = heap_.back();
-      heap_.pop_back();
-      if (!heap_.empty()) SiftDown(0);
-    }
+    heap_[0] = heap_.back();
+    heap_.pop_back();
+    if (!heap_.empty()) SiftDown(0);
   } else {
+    if (linear_) return Reinsert(MergeKey(c));
     keys_[c.index] = c.time;
-    if (!linear_) SiftDown(0);
+    SiftDown(0);
   }
   Pick();
 }

@@ -1,6 +1,7 @@
 // GenerationDecoder: decodes and validates one generation's event batches and merges the
-// per-thread streams into one time-ordered stream of semantic Events (min-heap on each
-// thread's next event time), updating the cross-generation ProcessState as it goes.
+// per-thread streams into one time-ordered stream of semantic Events (up to 8 threads the
+// threads kept sorted by their next event time, a min-heap above), updating the
+// cross-generation ProcessState as it goes.
 //
 // Error messages have the shape
 //   "generation G, thread T, event I: byte offset O: <reason>"
@@ -124,7 +125,6 @@ class GenerationDecoder {
   // Sets cur_ to the cursor with the smallest head (ties: lower thread number), or nullptr,
   // and run_limit_ so that cur_ stays the smallest while its head time is below it.
   void Pick();
-  void PickLinear();
   // After cur_ (`c`) advanced past run_limit_ or ran out: end-of-stream checks, the merge
   // keys, Pick(). On error sets error_ and cur_ = nullptr.
   void Repick(Cursor& c);
@@ -246,11 +246,41 @@ class GenerationDecoder {
   std::vector<Batch> batches_;
   std::vector<Cursor> cursors_;
   absl::flat_hash_map<uint64_t, uint32_t> cursor_of_thread_;
-  // Merge: keys_[i] is cursor i's head time (kNoKey when exhausted). Up to
-  // kLinearMergeMax threads a branch-free scan picks the minimum; above, a binary heap of
-  // cursor indices does.
+  // Merge. Up to kLinearMergeMax threads (small mode) the cursors are kept sorted by
+  // merge key in order_, and a cursor that advances is re-inserted branch-free; above, a
+  // binary heap of cursor indices on keys_ (cursor i's head time, kNoKey when exhausted).
   static constexpr uint64_t kNoKey = ~uint64_t{0};
   static constexpr size_t kLinearMergeMax = 8;
+  static constexpr uint64_t kExhausted = uint64_t{1} << 32;  // in a merge key's low half
+  // Small mode's merge key of a cursor: head time in the high 64 bits, cursor index in the
+  // low ones (equal times: lower index, i.e. thread number, first), plus kExhausted when
+  // the stream is exhausted (after every cursor with a head).
+  static unsigned __int128 MergeKey(const Cursor& c) {
+    if (!c.has_head) return (static_cast<unsigned __int128>(kNoKey) << 64) | kExhausted | c.index;
+    return (static_cast<unsigned __int128>(c.time) << 64) | c.index;
+  }
+  // Small mode: the cursors are padded to merge_width_ (2, 4 or 8) slots with sentinels.
+  // merge_keys_[i] is cursor i's merge key for i < n, all ones for n <= i <= kLinearMergeMax
+  // (above every merge key). order_ packs 4-bit slots (slot k in bits 4k..4k+3): slots
+  // 0..n-1 hold the cursor indices in ascending merge key, slots n..merge_width_-1 the
+  // sentinels n, n+1, ... (one word, so that the next re-insert reads it from a single
+  // store).
+  unsigned __int128 merge_keys_[kLinearMergeMax + 1];
+  uint64_t order_ = 0;
+  uint32_t merge_width_ = 2;
+  // Small mode: kNoKey, or 0 to re-insert after every hot-path record rather than only at
+  // the run limit (branch-free where the thread changes at nearly every record; the order
+  // is the same either way). Chosen per generation from the previous generation's switch
+  // rate.
+  uint64_t run_limit_mask_ = kNoKey;
+  uint64_t merge_switches_ = 0;  // re-inserts that changed cur_ in this generation
+  // Small mode: re-inserts slot 0 of order_, whose merge key is now `key`, and sets cur_ and
+  // run_limit_.
+  void Reinsert(unsigned __int128 key);
+  template <int kWidth>
+  void ReinsertIn(unsigned __int128 key);
+  // Small mode: cur_ and run_limit_ from order_.
+  void SetCurrentFromOrder();
   std::vector<uint64_t> keys_;
   bool linear_ = true;
   std::vector<uint32_t> heap_;  // cursors with a head, heap-ordered (heap mode)
