@@ -14,8 +14,6 @@
 #include <cstring>
 #include <optional>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/str_split.h"
 #include "format/constants.h"
 #include "format/file_header_encoder.h"
 #include "runtime/config_params.h"
@@ -24,6 +22,7 @@
 #include "runtime/session.h"
 #include "runtime/settings_file.h"
 #include "runtime/sid.h"
+#include "runtime/text.h"
 
 volatile int tw_enabled_flag = 0;
 
@@ -251,8 +250,8 @@ int Initialize(const tw_settings& settings, const char* file, int line, bool fro
   s.compress = settings.compress != 0;
   s.redact = settings.no_redact == 0;
   if (settings.stack_events != nullptr) {
-    for (absl::string_view name : absl::StrSplit(settings.stack_events, ',', absl::SkipEmpty())) {
-      const format::EventSpec* spec = format::LookupSpecByName(absl::StripAsciiWhitespace(name));
+    for (absl::string_view name : SplitByChar(settings.stack_events, ',', /*skip_empty=*/true)) {
+      const format::EventSpec* spec = format::LookupSpecByName(StripAsciiWhitespace(name));
       if (spec != nullptr && spec->timed) {
         const unsigned t = static_cast<unsigned>(spec->type);
         g_stack_event_mask[t >> 6] |= uint64_t{1} << (t & 63);

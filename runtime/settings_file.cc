@@ -13,9 +13,6 @@
 #include <new>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/strings/ascii.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "runtime/flight_recorder.h"
 #include "runtime/text.h"
 
@@ -147,7 +144,7 @@ const FileSettings& Files() {
 
 bool ParseBool(const char* value, bool fallback) {
   if (value == nullptr || *value == '\0') return fallback;
-  const std::string v = absl::AsciiStrToLower(value);
+  const std::string v = AsciiStrToLower(value);
   if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
   if (v == "0" || v == "false" || v == "no" || v == "off") return false;
   return fallback;
@@ -174,22 +171,22 @@ ParsedSettings ParseSettingsText(absl::string_view text) {
   auto bad = [&parsed, &number](absl::string_view why) {
     if (parsed.bad_lines++ == 0) parsed.first_problem = Cat({"line ", Dec(number), ": ", why});
   };
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+  for (absl::string_view line : SplitByChar(text, '\n')) {
     ++number;
-    absl::ConsumeSuffix(&line, "\r");
-    line = absl::StripAsciiWhitespace(line);
+    if (EndsWith(line, "\r")) line.remove_suffix(1);
+    line = StripAsciiWhitespace(line);
     if (line.empty() || line[0] == '#' || line[0] == ';') continue;
-    if (line.find('\0') != absl::string_view::npos) {
+    if (Find(line, '\0') != absl::string_view::npos) {
       bad("NUL byte");
       continue;
     }
-    const size_t equals = line.find('=');
+    const size_t equals = Find(line, '=');
     if (equals == absl::string_view::npos) {
       bad("expected 'key = value'");
       continue;
     }
-    const absl::string_view key = absl::StripAsciiWhitespace(line.substr(0, equals));
-    absl::string_view value = absl::StripAsciiWhitespace(line.substr(equals + 1));
+    const absl::string_view key = StripAsciiWhitespace(Substr(line, 0, equals));
+    absl::string_view value = StripAsciiWhitespace(Substr(line, equals + 1));
     if (key.empty()) {
       bad("no key before '='");
       continue;
@@ -197,14 +194,14 @@ ParsedSettings ParseSettingsText(absl::string_view text) {
     if (!IsFileSettingName(key)) {
       // Only the name is printed: it is all letters, digits and '_' or it is not echoed.
       const bool printable = std::all_of(key.begin(), key.end(), [](char c) {
-        return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_';
+        return IsAsciiAlnum(static_cast<unsigned char>(c)) || c == '_';
       });
       bad(printable && key.size() <= 64 ? Cat({"unknown setting '", key, "'"})
                                         : std::string("unknown setting"));
       continue;
     }
     if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
-      value = value.substr(1, value.size() - 2);
+      value = Substr(value, 1, value.size() - 2);
     }
     parsed.values.emplace_back(std::string(key), std::string(value));
   }
