@@ -118,7 +118,11 @@ extern "C" {
 void tw_initialize_clock(void) { MarkStartTime(); }
 
 void tw_initialize_fl(const char* file, int line) {
-  const tw_settings settings = LoadSettings();
+  // Tracing off (no TRACEWIRE in the environment or the settings files) is the common
+  // case: then the other settings, which only a traced process uses, are not looked up.
+  tw_settings settings{};
+  settings.target = Setting("TRACEWIRE");
+  if (settings.target != nullptr && *settings.target != '\0') settings = LoadSettings();
   Initialize(settings, file, line, /*from_environment=*/true);
 }
 
