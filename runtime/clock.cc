@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "runtime/startup_path.h"
+
 namespace tracewire::runtime {
 
 bool g_clock_is_tsc = false;
@@ -25,13 +27,13 @@ bool CpuHasInvariantTsc() {
 
 }  // namespace
 
-uint64_t MonotonicNanos() {
+TRACEWIRE_STARTUP_PATH uint64_t MonotonicNanos() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + ts.tv_nsec;
 }
 
-void InitClock() {
+TRACEWIRE_STARTUP_PATH void InitClock() {
   if (g_clock_initialized) return;
   const char* choice = getenv("TRACEWIRE_CLOCK");
   const bool want_monotonic = choice != nullptr && strcmp(choice, "monotonic") == 0;

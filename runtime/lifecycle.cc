@@ -22,6 +22,7 @@
 #include "runtime/session.h"
 #include "runtime/settings_file.h"
 #include "runtime/sid.h"
+#include "runtime/startup_path.h"
 #include "runtime/text.h"
 
 volatile int tw_enabled_flag = 0;
@@ -164,7 +165,8 @@ void InstallSignalHandlers() {
 
 }  // namespace
 
-int Initialize(const tw_settings& settings, const char* file, int line, bool from_environment) {
+TRACEWIRE_STARTUP_PATH int Initialize(const tw_settings& settings, const char* file, int line,
+                                      bool from_environment) {
   InitClock();
   if (!g_start_time_set) {
     g_start_ticks = ReadTicks();
@@ -357,7 +359,7 @@ int DefineCounter(const char* category, const char* name, bool per_thread) {
   return s.num_counters++;
 }
 
-void MarkStartTime() {
+TRACEWIRE_STARTUP_PATH void MarkStartTime() {
   if (g_start_time_set) return;
   InitClock();
   g_start_ticks = ReadTicks();

@@ -14,6 +14,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "runtime/flight_recorder.h"
+#include "runtime/startup_path.h"
 #include "runtime/text.h"
 
 namespace tracewire::runtime {
@@ -83,7 +84,7 @@ bool ReadSettingsFile(const char* path, std::string* text) {
 
 // Nothing is allocated unless the file exists: the common untraced start-up (no files) must
 // not be the process's first malloc.
-SettingsMap LoadFile(const char* path) {
+TRACEWIRE_STARTUP_PATH SettingsMap LoadFile(const char* path) {
   SettingsMap map;
   std::string text;
   if (path[0] == '\0' || !ReadSettingsFile(path, &text)) return map;
@@ -102,7 +103,8 @@ SettingsMap LoadFile(const char* path) {
 }
 
 // Writes UserSettingsPath's result into `out` (`size` bytes); "" if it does not fit.
-void UserSettingsPathInto(const char* xdg_config_home, const char* home, char* out, size_t size) {
+TRACEWIRE_STARTUP_PATH void UserSettingsPathInto(const char* xdg_config_home, const char* home,
+                                                 char* out, size_t size) {
   const char* base = nullptr;
   const char* suffix = nullptr;
   if (xdg_config_home != nullptr && xdg_config_home[0] == '/') {
@@ -125,7 +127,7 @@ void UserSettingsPathInto(const char* xdg_config_home, const char* home, char* o
 struct FileSettings {
   SettingsMap user;
   SettingsMap system;
-  FileSettings() {
+  TRACEWIRE_STARTUP_PATH FileSettings() {
     system = LoadFile(g_system_path);
     // secure_getenv: a set-user-ID program does not read a file its caller chose.
     char user_path[PATH_MAX];
@@ -136,7 +138,7 @@ struct FileSettings {
 };
 
 // Never destroyed (Setting's pointers live as long as the process), and not on the heap.
-const FileSettings& Files() {
+TRACEWIRE_STARTUP_PATH const FileSettings& Files() {
   alignas(FileSettings) static unsigned char storage[sizeof(FileSettings)];
   static const FileSettings* const files = new (storage) FileSettings();
   return *files;
@@ -214,13 +216,14 @@ std::string UserSettingsPath(const char* xdg_config_home, const char* home) {
   return path;
 }
 
-const char* Setting(const char* name) {
+TRACEWIRE_STARTUP_PATH const char* Setting(const char* name) {
   const char* env = getenv(name);
   // As git: a non-empty environment variable wins; an empty one does not hide the files
   // (set 0 to turn a setting off).
   if (env != nullptr && *env != '\0') return env;
   const FileSettings& files = Files();
   for (const SettingsMap* map : {&files.user, &files.system}) {
+    if (map->empty()) continue;  // no settings file: no hashing (its code is not faulted in)
     auto it = map->find(name);
     if (it != map->end()) return it->second.c_str();
   }

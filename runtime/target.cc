@@ -17,11 +17,13 @@
 #include <climits>
 #include <cstring>
 
+#include "runtime/startup_path.h"
 #include "runtime/text.h"
 
 namespace tracewire::runtime {
 
-std::optional<TargetSpec> ParseTarget(absl::string_view value, std::string* error) {
+TRACEWIRE_STARTUP_PATH std::optional<TargetSpec> ParseTarget(absl::string_view value,
+                                                             std::string* error) {
   TargetSpec spec;
   const std::string lower = AsciiStrToLower(value);
   if (lower.empty() || lower == "0" || lower == "false") return spec;

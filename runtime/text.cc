@@ -1,5 +1,7 @@
 #include "runtime/text.h"
 
+#include "runtime/startup_path.h"
+
 namespace tracewire::runtime {
 
 std::string Cat(std::initializer_list<absl::string_view> parts) {
@@ -11,7 +13,7 @@ std::string Cat(std::initializer_list<absl::string_view> parts) {
   return out;
 }
 
-std::string AsciiStrToLower(absl::string_view text) {
+TRACEWIRE_STARTUP_PATH std::string AsciiStrToLower(absl::string_view text) {
   std::string out(text.data(), text.size());
   for (char& c : out) c = AsciiToLower(static_cast<unsigned char>(c));
   return out;
