@@ -13,7 +13,8 @@ bool g_clock_is_tsc = false;
 
 namespace {
 
-bool g_clock_initialized = false;
+bool g_clock_source_chosen = false;
+bool g_clock_initialized = false;  // the calibration origin is set
 uint64_t g_origin_ticks = 0;
 uint64_t g_origin_mono = 0;
 int64_t g_last_utc_offset = 0;
@@ -33,11 +34,17 @@ TRACEWIRE_STARTUP_PATH uint64_t MonotonicNanos() {
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + ts.tv_nsec;
 }
 
-TRACEWIRE_STARTUP_PATH void InitClock() {
-  if (g_clock_initialized) return;
+TRACEWIRE_STARTUP_PATH void InitClockSource() {
+  if (g_clock_source_chosen) return;
   const char* choice = getenv("TRACEWIRE_CLOCK");
   const bool want_monotonic = choice != nullptr && strcmp(choice, "monotonic") == 0;
   g_clock_is_tsc = !want_monotonic && CpuHasInvariantTsc();
+  g_clock_source_chosen = true;
+}
+
+void InitClock() {
+  InitClockSource();
+  if (g_clock_initialized) return;
   g_origin_mono = MonotonicNanos();
   g_origin_ticks = ReadTicks();
   g_clock_initialized = true;

@@ -167,7 +167,7 @@ void InstallSignalHandlers() {
 
 TRACEWIRE_STARTUP_PATH int Initialize(const tw_settings& settings, const char* file, int line,
                                       bool from_environment) {
-  InitClock();
+  InitClockSource();
   if (!g_start_time_set) {
     g_start_ticks = ReadTicks();
     g_start_time_set = true;
@@ -193,7 +193,9 @@ TRACEWIRE_STARTUP_PATH int Initialize(const tw_settings& settings, const char* f
     return -1;
   }
 
-  // Tracing is on from here (unless the destination fails): the Session is allocated now.
+  // Tracing is on from here (unless the destination fails): the clock's calibration origin
+  // is taken and the Session is allocated now.
+  InitClock();
   Session& s = GetSession();
   s.start_time = g_start_ticks;
   char hostname[256] = {};
@@ -361,7 +363,7 @@ int DefineCounter(const char* category, const char* name, bool per_thread) {
 
 TRACEWIRE_STARTUP_PATH void MarkStartTime() {
   if (g_start_time_set) return;
-  InitClock();
+  InitClockSource();  // the calibration origin is taken if tracing starts
   g_start_ticks = ReadTicks();
   g_start_time_set = true;
 }
