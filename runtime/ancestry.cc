@@ -29,20 +29,20 @@ bool ReadSmallFile(const std::string& path, std::string* text) {
 }  // namespace
 
 absl::optional<ProcStat> ParseProcStat(absl::string_view text) {
-  const size_t open = text.find('(');
-  const size_t close = text.rfind(')');
+  const size_t open = Find(text, '(');
+  const size_t close = RFind(text, ')');
   if (open == absl::string_view::npos || close == absl::string_view::npos || close < open) {
     return absl::nullopt;
   }
   // After ") " come the state (one character), a space and the parent pid.
-  absl::string_view rest = text.substr(close + 1);
+  absl::string_view rest = Substr(text, close + 1);
   if (rest.size() < 4 || rest[0] != ' ' || rest[2] != ' ') return absl::nullopt;
   rest.remove_prefix(3);
-  const size_t end = rest.find(' ');
+  const size_t end = Find(rest, ' ');
   int ppid;
-  if (!ParseDecimal(rest.substr(0, end), &ppid) || ppid < 0) return absl::nullopt;
+  if (!ParseDecimal(Substr(rest, 0, end), &ppid) || ppid < 0) return absl::nullopt;
   ProcStat stat;
-  stat.name = std::string(text.substr(open + 1, close - open - 1));
+  stat.name = std::string(Substr(text, open + 1, close - open - 1));
   stat.ppid = ppid;
   return stat;
 }

@@ -12,6 +12,7 @@
 #include "runtime/recorder.h"
 #include "runtime/redact.h"
 #include "runtime/settings_file.h"
+#include "runtime/startup_path.h"
 #include "runtime/text.h"
 #include "tracewire/tracewire.h"
 
@@ -115,10 +116,14 @@ namespace format = tracewire::format;
 
 extern "C" {
 
-void tw_initialize_clock(void) { MarkStartTime(); }
+TRACEWIRE_STARTUP_PATH void tw_initialize_clock(void) { MarkStartTime(); }
 
-void tw_initialize_fl(const char* file, int line) {
-  const tw_settings settings = LoadSettings();
+TRACEWIRE_STARTUP_PATH void tw_initialize_fl(const char* file, int line) {
+  // Tracing off (no TRACEWIRE in the environment or the settings files) is the common
+  // case: then the other settings, which only a traced process uses, are not looked up.
+  tw_settings settings{};
+  settings.target = Setting("TRACEWIRE");
+  if (settings.target != nullptr && *settings.target != '\0') settings = LoadSettings();
   Initialize(settings, file, line, /*from_environment=*/true);
 }
 
@@ -148,7 +153,7 @@ void tw_cmd_start_fl(const char* file, int line, const char** argv) {
   if (AutomaticAncestryEnabled()) RecordAutomaticAncestry(file, line);
 }
 
-int tw_cmd_exit_fl(const char* file, int line, int code) {
+TRACEWIRE_STARTUP_PATH int tw_cmd_exit_fl(const char* file, int line, int code) {
   SetExitCode(code);
   if (!TW_ENABLED()) return code;
   ThreadState* ts = BeginEvent();

@@ -5,13 +5,16 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "runtime/startup_path.h"
+
 namespace tracewire::runtime {
 
 bool g_clock_is_tsc = false;
 
 namespace {
 
-bool g_clock_initialized = false;
+bool g_clock_source_chosen = false;
+bool g_clock_initialized = false;  // the calibration origin is set
 uint64_t g_origin_ticks = 0;
 uint64_t g_origin_mono = 0;
 int64_t g_last_utc_offset = 0;
@@ -25,17 +28,23 @@ bool CpuHasInvariantTsc() {
 
 }  // namespace
 
-uint64_t MonotonicNanos() {
+TRACEWIRE_STARTUP_PATH uint64_t MonotonicNanos() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + ts.tv_nsec;
 }
 
-void InitClock() {
-  if (g_clock_initialized) return;
+TRACEWIRE_STARTUP_PATH void InitClockSource() {
+  if (g_clock_source_chosen) return;
   const char* choice = getenv("TRACEWIRE_CLOCK");
   const bool want_monotonic = choice != nullptr && strcmp(choice, "monotonic") == 0;
   g_clock_is_tsc = !want_monotonic && CpuHasInvariantTsc();
+  g_clock_source_chosen = true;
+}
+
+void InitClock() {
+  InitClockSource();
+  if (g_clock_initialized) return;
   g_origin_mono = MonotonicNanos();
   g_origin_ticks = ReadTicks();
   g_clock_initialized = true;

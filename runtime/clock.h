@@ -28,7 +28,12 @@ inline uint64_t ReadTicks() {
 uint64_t MonotonicNanos();
 
 // Chooses the clock source (the TSC if the CPU reports an invariant TSC and
-// TRACEWIRE_CLOCK is not "monotonic") and records the calibration origin. Idempotent.
+// TRACEWIRE_CLOCK is not "monotonic"), so that ReadTicks() can be used. Idempotent.
+// With the TSC this reads no clock: an untraced process never maps the vDSO's clock pages.
+void InitClockSource();
+
+// InitClockSource(), and records the calibration origin (the trace clock and
+// CLOCK_MONOTONIC read together). Idempotent. Called when tracing starts.
 void InitClock();
 
 // A clock_sync snapshot taken now: trace clock, monotonic and wall clock read together,

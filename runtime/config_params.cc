@@ -7,8 +7,7 @@
 #include <mutex>
 #include <optional>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/str_split.h"
+#include "runtime/text.h"
 
 namespace tracewire::runtime {
 namespace {
@@ -59,8 +58,8 @@ std::vector<std::string> SplitReportingList(absl::string_view value) {
   std::vector<std::string> items;
   if (value.empty()) return items;
   if (value.back() == ',') value.remove_suffix(1);  // "a,b," is two items, as in git
-  for (absl::string_view item : absl::StrSplit(value, ',')) {
-    items.emplace_back(absl::StripAsciiWhitespace(item));
+  for (absl::string_view item : SplitByChar(value, ',')) {
+    items.emplace_back(StripAsciiWhitespace(item));
   }
   return items;
 }

@@ -11,14 +11,12 @@
 #include <cstdio>
 #include <mutex>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/string_view.h"
 #include "format/byte_size.h"
 #include "runtime/generation_writer.h"
 #include "runtime/recorder.h"
 #include "runtime/session.h"
+#include "runtime/text.h"
 
 namespace tracewire::runtime {
 namespace {
@@ -64,8 +62,8 @@ uint64_t ParseFlightSize(const char* value) {
 
 int ParseFlightSignal(const char* value) {
   if (value == nullptr) return 0;
-  std::string name = absl::AsciiStrToUpper(absl::StripAsciiWhitespace(value));
-  if (absl::StartsWith(name, "SIG")) name = name.substr(3);
+  std::string name = AsciiStrToUpper(StripAsciiWhitespace(value));
+  if (StartsWith(name, "SIG")) name = name.substr(3);
   if (name == "USR1" || name == std::to_string(SIGUSR1)) return SIGUSR1;
   if (name == "USR2" || name == std::to_string(SIGUSR2)) return SIGUSR2;
   return 0;

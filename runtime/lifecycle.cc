@@ -14,8 +14,6 @@
 #include <cstring>
 #include <optional>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/str_split.h"
 #include "format/constants.h"
 #include "format/file_header_encoder.h"
 #include "runtime/config_params.h"
@@ -24,6 +22,8 @@
 #include "runtime/session.h"
 #include "runtime/settings_file.h"
 #include "runtime/sid.h"
+#include "runtime/startup_path.h"
+#include "runtime/text.h"
 
 volatile int tw_enabled_flag = 0;
 
@@ -165,8 +165,9 @@ void InstallSignalHandlers() {
 
 }  // namespace
 
-int Initialize(const tw_settings& settings, const char* file, int line, bool from_environment) {
-  InitClock();
+TRACEWIRE_STARTUP_PATH int Initialize(const tw_settings& settings, const char* file, int line,
+                                      bool from_environment) {
+  InitClockSource();
   if (!g_start_time_set) {
     g_start_ticks = ReadTicks();
     g_start_time_set = true;
@@ -192,7 +193,9 @@ int Initialize(const tw_settings& settings, const char* file, int line, bool fro
     return -1;
   }
 
-  // Tracing is on from here (unless the destination fails): the Session is allocated now.
+  // Tracing is on from here (unless the destination fails): the clock's calibration origin
+  // is taken and the Session is allocated now.
+  InitClock();
   Session& s = GetSession();
   s.start_time = g_start_ticks;
   char hostname[256] = {};
@@ -251,8 +254,8 @@ int Initialize(const tw_settings& settings, const char* file, int line, bool fro
   s.compress = settings.compress != 0;
   s.redact = settings.no_redact == 0;
   if (settings.stack_events != nullptr) {
-    for (absl::string_view name : absl::StrSplit(settings.stack_events, ',', absl::SkipEmpty())) {
-      const format::EventSpec* spec = format::LookupSpecByName(absl::StripAsciiWhitespace(name));
+    for (absl::string_view name : SplitByChar(settings.stack_events, ',', /*skip_empty=*/true)) {
+      const format::EventSpec* spec = format::LookupSpecByName(StripAsciiWhitespace(name));
       if (spec != nullptr && spec->timed) {
         const unsigned t = static_cast<unsigned>(spec->type);
         g_stack_event_mask[t >> 6] |= uint64_t{1} << (t & 63);
@@ -358,9 +361,9 @@ int DefineCounter(const char* category, const char* name, bool per_thread) {
   return s.num_counters++;
 }
 
-void MarkStartTime() {
+TRACEWIRE_STARTUP_PATH void MarkStartTime() {
   if (g_start_time_set) return;
-  InitClock();
+  InitClockSource();  // the calibration origin is taken if tracing starts
   g_start_ticks = ReadTicks();
   g_start_time_set = true;
 }

@@ -11,6 +11,7 @@
 #include "runtime/generation_frames.h"
 #include "runtime/session.h"
 #include "runtime/site_registry.h"
+#include "runtime/startup_path.h"
 #include "runtime/text.h"
 
 namespace tracewire::runtime {
@@ -222,7 +223,9 @@ void FlushBatch(ThreadState* ts) {
   MaybeRequestAdvance(s);
 }
 
-void SetExitCode(int code) { g_exit_code.store(code, std::memory_order_relaxed); }
+TRACEWIRE_STARTUP_PATH void SetExitCode(int code) {
+  g_exit_code.store(code, std::memory_order_relaxed);
+}
 
 int ExitCode() { return g_exit_code.load(std::memory_order_relaxed); }
 

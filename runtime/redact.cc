@@ -4,8 +4,7 @@
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
+#include "runtime/text.h"
 
 namespace tracewire::runtime {
 namespace {
@@ -13,15 +12,13 @@ namespace {
 // Byte ranges [first, second) of the argument to replace.
 using Spans = absl::InlinedVector<std::pair<size_t, size_t>, 8>;
 
-bool IsSchemeChar(char c) { return absl::ascii_isalnum(c) || c == '+' || c == '-' || c == '.'; }
-bool IsHostChar(char c) { return absl::ascii_isalnum(c) || c == '-' || c == '.' || c == '_'; }
-bool IsHeaderNameChar(char c) { return absl::ascii_isalnum(c) || c == '-' || c == '_'; }
-bool IsOptionNameChar(char c) {
-  return absl::ascii_isalnum(c) || c == '-' || c == '_' || c == '.';
-}
+bool IsSchemeChar(char c) { return IsAsciiAlnum(c) || c == '+' || c == '-' || c == '.'; }
+bool IsHostChar(char c) { return IsAsciiAlnum(c) || c == '-' || c == '.' || c == '_'; }
+bool IsHeaderNameChar(char c) { return IsAsciiAlnum(c) || c == '-' || c == '_'; }
+bool IsOptionNameChar(char c) { return IsAsciiAlnum(c) || c == '-' || c == '_' || c == '.'; }
 // Characters that end a URL or start a token inside free text.
 bool IsBoundary(char c) {
-  return absl::ascii_isspace(c) || c == '"' || c == '\'' || c == '<' || c == '>' || c == '`';
+  return IsAsciiSpace(c) || c == '"' || c == '\'' || c == '<' || c == '>' || c == '`';
 }
 // Characters before which a scp-style location or a header name may start.
 bool IsTokenStart(char c) { return IsBoundary(c) || c == '=' || c == ',' || c == '(' || c == ';'; }
@@ -39,8 +36,8 @@ size_t PasswordStart(absl::string_view userinfo) {
 }
 
 bool IsSshLike(absl::string_view scheme) {
-  return absl::EqualsIgnoreCase(scheme, "ssh") || absl::EqualsIgnoreCase(scheme, "git+ssh") ||
-         absl::EqualsIgnoreCase(scheme, "ssh+git") || absl::EqualsIgnoreCase(scheme, "sftp");
+  return EqualsIgnoreCase(scheme, "ssh") || EqualsIgnoreCase(scheme, "git+ssh") ||
+         EqualsIgnoreCase(scheme, "ssh+git") || EqualsIgnoreCase(scheme, "sftp");
 }
 
 // Query parameters with secret-like names in [begin, end) (after the '?').
@@ -49,10 +46,10 @@ void QuerySpans(absl::string_view arg, size_t begin, size_t end, Spans* spans) {
   while (pos < end) {
     size_t stop = pos;
     while (stop < end && arg[stop] != '&' && arg[stop] != ';') ++stop;
-    const absl::string_view param = arg.substr(pos, stop - pos);
-    const size_t eq = param.find('=');
+    const absl::string_view param = Substr(arg, pos, stop - pos);
+    const size_t eq = Find(param, '=');
     if (eq != absl::string_view::npos && eq + 1 < param.size() &&
-        IsSecretName(param.substr(0, eq))) {
+        IsSecretName(Substr(param, 0, eq))) {
       spans->emplace_back(pos + eq + 1, stop);
     }
     pos = stop + 1;
@@ -63,7 +60,7 @@ void QuerySpans(absl::string_view arg, size_t begin, size_t end, Spans* spans) {
 size_t SchemeStart(absl::string_view arg, size_t sep) {
   size_t scheme = sep;
   while (scheme > 0 && IsSchemeChar(arg[scheme - 1])) --scheme;
-  while (scheme < sep && !absl::ascii_isalpha(arg[scheme])) ++scheme;
+  while (scheme < sep && !IsAsciiAlpha(arg[scheme])) ++scheme;
   return scheme;
 }
 
@@ -71,9 +68,9 @@ size_t SchemeStart(absl::string_view arg, size_t sep) {
 // A URL ends at a boundary or where the next URL's scheme starts, so every byte is looked
 // at a bounded number of times.
 void UrlSpans(absl::string_view arg, Spans* spans, Spans* urls) {
-  size_t sep = arg.find("://");
+  size_t sep = Find(arg, "://");
   while (sep != absl::string_view::npos) {
-    const size_t next = arg.find("://", sep + 3);
+    const size_t next = Find(arg, "://", sep + 3);
     const size_t limit = next == absl::string_view::npos ? arg.size() : SchemeStart(arg, next);
     const size_t scheme = SchemeStart(arg, sep);
     if (scheme == sep || limit < sep + 3) {
@@ -82,30 +79,30 @@ void UrlSpans(absl::string_view arg, Spans* spans, Spans* urls) {
     }
     const size_t authority = sep + 3;
     size_t authority_end = authority;
-    while (authority_end < limit && !IsBoundary(arg[authority_end]) &&
-           arg[authority_end] != '/' && arg[authority_end] != '?' && arg[authority_end] != '#') {
+    while (authority_end < limit && !IsBoundary(arg[authority_end]) && arg[authority_end] != '/' &&
+           arg[authority_end] != '?' && arg[authority_end] != '#') {
       ++authority_end;
     }
     size_t url_end = authority_end;
     while (url_end < limit && !IsBoundary(arg[url_end])) ++url_end;
     urls->emplace_back(scheme, url_end);
     // Userinfo: up to the last '@' of the authority.
-    const absl::string_view host_part = arg.substr(authority, authority_end - authority);
-    const size_t at = host_part.rfind('@');
+    const absl::string_view host_part = Substr(arg, authority, authority_end - authority);
+    const size_t at = RFind(host_part, '@');
     if (at != absl::string_view::npos && at > 0) {
-      const absl::string_view userinfo = host_part.substr(0, at);
+      const absl::string_view userinfo = Substr(host_part, 0, at);
       const size_t password = PasswordStart(userinfo);
       if (password != absl::string_view::npos) {
         spans->emplace_back(authority + password, authority + at);
-      } else if (!IsSshLike(arg.substr(scheme, sep - scheme))) {
+      } else if (!IsSshLike(Substr(arg, scheme, sep - scheme))) {
         spans->emplace_back(authority, authority + at);
       }
     }
     // Query: from the first '?' after the authority to '#' or the URL's end.
-    const absl::string_view url = arg.substr(0, url_end);
-    const size_t query = url.find('?', authority_end);
+    const absl::string_view url = Substr(arg, 0, url_end);
+    const size_t query = Find(url, '?', authority_end);
     if (query != absl::string_view::npos) {
-      size_t query_end = url.find('#', query);
+      size_t query_end = Find(url, '#', query);
       if (query_end == absl::string_view::npos) query_end = url_end;
       QuerySpans(arg, query + 1, query_end, spans);
     }
@@ -122,14 +119,14 @@ bool Inside(const Spans& ranges, size_t pos) {
 
 // scp-style "user:password@host:path" outside URLs: the password.
 void ScpSpans(absl::string_view arg, const Spans& urls, Spans* spans) {
-  for (size_t at = arg.find('@'); at != absl::string_view::npos; at = arg.find('@', at + 1)) {
+  for (size_t at = Find(arg, '@'); at != absl::string_view::npos; at = Find(arg, '@', at + 1)) {
     if (at == 0 || Inside(urls, at)) continue;
     size_t host_end = at + 1;
     while (host_end < arg.size() && IsHostChar(arg[host_end])) ++host_end;
     if (host_end == at + 1 || host_end >= arg.size() || arg[host_end] != ':') continue;
     size_t user = at;
     while (user > 0 && !IsTokenStart(arg[user - 1]) && arg[user - 1] != '@') --user;
-    const absl::string_view userinfo = arg.substr(user, at - user);
+    const absl::string_view userinfo = Substr(arg, user, at - user);
     const size_t password = PasswordStart(userinfo);
     if (password != absl::string_view::npos && user + password < at) {
       spans->emplace_back(user + password, at);
@@ -139,20 +136,20 @@ void ScpSpans(absl::string_view arg, const Spans& urls, Spans* spans) {
 
 // "Name: value" headers with a secret-like name, to the end of the argument.
 void HeaderSpans(absl::string_view arg, Spans* spans) {
-  for (size_t colon = arg.find(':'); colon != absl::string_view::npos;
-       colon = arg.find(':', colon + 1)) {
+  for (size_t colon = Find(arg, ':'); colon != absl::string_view::npos;
+       colon = Find(arg, ':', colon + 1)) {
     size_t name = colon;
     while (name > 0 && IsHeaderNameChar(arg[name - 1])) --name;
     if (name == colon || (name > 0 && !IsTokenStart(arg[name - 1]))) continue;
     if (colon + 1 < arg.size() && arg[colon + 1] == '/') continue;  // a URL scheme
-    const absl::string_view header = arg.substr(name, colon - name);
+    const absl::string_view header = Substr(arg, name, colon - name);
     if (!IsSecretName(header)) continue;
     size_t value = colon + 1;
     while (value < arg.size() && (arg[value] == ' ' || arg[value] == '\t')) ++value;
     if (value == arg.size()) continue;
     // Authorization values start with the scheme ("Basic", "Bearer", "token"): keep it.
-    if (absl::EndsWithIgnoreCase(header, "authorization")) {
-      const size_t space = arg.find_first_of(" \t", value);
+    if (EndsWithIgnoreCase(header, "authorization")) {
+      const size_t space = FindFirstOf(arg, " \t", value);
       if (space != absl::string_view::npos) {
         size_t credentials = space;
         while (credentials < arg.size() && (arg[credentials] == ' ' || arg[credentials] == '\t')) {
@@ -173,7 +170,7 @@ void OptionSpans(absl::string_view arg, Spans* spans) {
   size_t eq = name;
   while (eq < arg.size() && IsOptionNameChar(arg[eq])) ++eq;
   if (eq == name || eq + 1 >= arg.size() || arg[eq] != '=') return;
-  if (IsSecretName(arg.substr(name, eq - name))) spans->emplace_back(eq + 1, arg.size());
+  if (IsSecretName(Substr(arg, name, eq - name))) spans->emplace_back(eq + 1, arg.size());
 }
 
 // Appends `arg` with `spans` (unordered, possibly overlapping) replaced.
@@ -194,9 +191,9 @@ void AppendWithSpans(absl::string_view arg, Spans& spans, std::string* out) {
 }
 
 constexpr absl::string_view kSecretWords[] = {
-    "token",  "secret",      "password",      "passwd", "pwd",     "pass",
-    "key",    "apikey",      "signature",     "sig",    "credential", "credentials",
-    "auth",   "authorization", "cookie",      "session", "sessionid",
+    "token", "secret",        "password",  "passwd",  "pwd",        "pass",
+    "key",   "apikey",        "signature", "sig",     "credential", "credentials",
+    "auth",  "authorization", "cookie",    "session", "sessionid",
 };
 
 }  // namespace
@@ -208,24 +205,24 @@ bool IsSecretName(absl::string_view name) {
     const char c = name[i];
     if (c == '_' || c == '-' || c == '.') {
       start = i + 1;
-    } else if (i > 0 && absl::ascii_isupper(c) && absl::ascii_islower(name[i - 1])) {
+    } else if (i > 0 && IsAsciiUpper(c) && IsAsciiLower(name[i - 1])) {
       start = i;
     }
   }
-  const absl::string_view word = name.substr(start);
+  const absl::string_view word = Substr(name, start);
   for (absl::string_view secret : kSecretWords) {
-    if (absl::EqualsIgnoreCase(word, secret)) return true;
+    if (EqualsIgnoreCase(word, secret)) return true;
   }
   // One-word compounds: "accesstoken", "apikey", "clientsecret", "privatetoken", and
   // curl's "-HAuthorization".
   for (absl::string_view suffix : {"token", "secret", "password", "apikey", "authorization"}) {
-    if (word.size() > suffix.size() && absl::EndsWithIgnoreCase(word, suffix)) return true;
+    if (word.size() > suffix.size() && EndsWithIgnoreCase(word, suffix)) return true;
   }
   return false;
 }
 
 void AppendRedacted(absl::string_view arg, std::string* out) {
-  if (arg.find_first_of("@?:=") == absl::string_view::npos) {
+  if (FindFirstOf(arg, "@?:=") == absl::string_view::npos) {
     out->append(arg.data(), arg.size());
     return;
   }

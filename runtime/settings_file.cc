@@ -13,10 +13,8 @@
 #include <new>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/strings/ascii.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "runtime/flight_recorder.h"
+#include "runtime/startup_path.h"
 #include "runtime/text.h"
 
 namespace tracewire::runtime {
@@ -86,7 +84,7 @@ bool ReadSettingsFile(const char* path, std::string* text) {
 
 // Nothing is allocated unless the file exists: the common untraced start-up (no files) must
 // not be the process's first malloc.
-SettingsMap LoadFile(const char* path) {
+TRACEWIRE_STARTUP_PATH SettingsMap LoadFile(const char* path) {
   SettingsMap map;
   std::string text;
   if (path[0] == '\0' || !ReadSettingsFile(path, &text)) return map;
@@ -105,7 +103,8 @@ SettingsMap LoadFile(const char* path) {
 }
 
 // Writes UserSettingsPath's result into `out` (`size` bytes); "" if it does not fit.
-void UserSettingsPathInto(const char* xdg_config_home, const char* home, char* out, size_t size) {
+TRACEWIRE_STARTUP_PATH void UserSettingsPathInto(const char* xdg_config_home, const char* home,
+                                                 char* out, size_t size) {
   const char* base = nullptr;
   const char* suffix = nullptr;
   if (xdg_config_home != nullptr && xdg_config_home[0] == '/') {
@@ -128,7 +127,7 @@ void UserSettingsPathInto(const char* xdg_config_home, const char* home, char* o
 struct FileSettings {
   SettingsMap user;
   SettingsMap system;
-  FileSettings() {
+  TRACEWIRE_STARTUP_PATH FileSettings() {
     system = LoadFile(g_system_path);
     // secure_getenv: a set-user-ID program does not read a file its caller chose.
     char user_path[PATH_MAX];
@@ -139,7 +138,7 @@ struct FileSettings {
 };
 
 // Never destroyed (Setting's pointers live as long as the process), and not on the heap.
-const FileSettings& Files() {
+TRACEWIRE_STARTUP_PATH const FileSettings& Files() {
   alignas(FileSettings) static unsigned char storage[sizeof(FileSettings)];
   static const FileSettings* const files = new (storage) FileSettings();
   return *files;
@@ -147,7 +146,7 @@ const FileSettings& Files() {
 
 bool ParseBool(const char* value, bool fallback) {
   if (value == nullptr || *value == '\0') return fallback;
-  const std::string v = absl::AsciiStrToLower(value);
+  const std::string v = AsciiStrToLower(value);
   if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
   if (v == "0" || v == "false" || v == "no" || v == "off") return false;
   return fallback;
@@ -174,22 +173,22 @@ ParsedSettings ParseSettingsText(absl::string_view text) {
   auto bad = [&parsed, &number](absl::string_view why) {
     if (parsed.bad_lines++ == 0) parsed.first_problem = Cat({"line ", Dec(number), ": ", why});
   };
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+  for (absl::string_view line : SplitByChar(text, '\n')) {
     ++number;
-    absl::ConsumeSuffix(&line, "\r");
-    line = absl::StripAsciiWhitespace(line);
+    if (EndsWith(line, "\r")) line.remove_suffix(1);
+    line = StripAsciiWhitespace(line);
     if (line.empty() || line[0] == '#' || line[0] == ';') continue;
-    if (line.find('\0') != absl::string_view::npos) {
+    if (Find(line, '\0') != absl::string_view::npos) {
       bad("NUL byte");
       continue;
     }
-    const size_t equals = line.find('=');
+    const size_t equals = Find(line, '=');
     if (equals == absl::string_view::npos) {
       bad("expected 'key = value'");
       continue;
     }
-    const absl::string_view key = absl::StripAsciiWhitespace(line.substr(0, equals));
-    absl::string_view value = absl::StripAsciiWhitespace(line.substr(equals + 1));
+    const absl::string_view key = StripAsciiWhitespace(Substr(line, 0, equals));
+    absl::string_view value = StripAsciiWhitespace(Substr(line, equals + 1));
     if (key.empty()) {
       bad("no key before '='");
       continue;
@@ -197,14 +196,14 @@ ParsedSettings ParseSettingsText(absl::string_view text) {
     if (!IsFileSettingName(key)) {
       // Only the name is printed: it is all letters, digits and '_' or it is not echoed.
       const bool printable = std::all_of(key.begin(), key.end(), [](char c) {
-        return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_';
+        return IsAsciiAlnum(static_cast<unsigned char>(c)) || c == '_';
       });
       bad(printable && key.size() <= 64 ? Cat({"unknown setting '", key, "'"})
                                         : std::string("unknown setting"));
       continue;
     }
     if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
-      value = value.substr(1, value.size() - 2);
+      value = Substr(value, 1, value.size() - 2);
     }
     parsed.values.emplace_back(std::string(key), std::string(value));
   }
@@ -217,13 +216,14 @@ std::string UserSettingsPath(const char* xdg_config_home, const char* home) {
   return path;
 }
 
-const char* Setting(const char* name) {
+TRACEWIRE_STARTUP_PATH const char* Setting(const char* name) {
   const char* env = getenv(name);
   // As git: a non-empty environment variable wins; an empty one does not hide the files
   // (set 0 to turn a setting off).
   if (env != nullptr && *env != '\0') return env;
   const FileSettings& files = Files();
   for (const SettingsMap* map : {&files.user, &files.system}) {
+    if (map->empty()) continue;  // no settings file: no hashing (its code is not faulted in)
     auto it = map->find(name);
     if (it != map->end()) return it->second.c_str();
   }

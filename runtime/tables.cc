@@ -25,7 +25,7 @@ namespace {
 std::string CutOversizeString(absl::string_view value) {
   const std::string marker = Cat({"...[tracewire: ", Dec(static_cast<long long>(value.size())),
                                   " bytes cut, the limit is ", Dec(format::kMaxStringSize), "]"});
-  std::string cut(value.substr(0, format::kMaxStringSize - marker.size()));
+  std::string cut(Substr(value, 0, format::kMaxStringSize - marker.size()));
   cut += marker;
   return cut;
 }
@@ -104,7 +104,7 @@ uint64_t InternLocked(Session& s, uint64_t gen, absl::string_view value) {
     record.clear();
     const uint64_t args[] = {id};
     format::TryAppendRecord(&record, last ? EventType::kString : EventType::kStringPart, args,
-                            value.substr(0, chunk));
+                            Substr(value, 0, chunk));
     s.strings.Append(record, gen, s.pool);
     value.remove_prefix(chunk);
   }

@@ -17,15 +17,15 @@
 #include <climits>
 #include <cstring>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
+#include "runtime/startup_path.h"
 #include "runtime/text.h"
 
 namespace tracewire::runtime {
 
-std::optional<TargetSpec> ParseTarget(absl::string_view value, std::string* error) {
+TRACEWIRE_STARTUP_PATH std::optional<TargetSpec> ParseTarget(absl::string_view value,
+                                                             std::string* error) {
   TargetSpec spec;
-  const std::string lower = absl::AsciiStrToLower(value);
+  const std::string lower = AsciiStrToLower(value);
   if (lower.empty() || lower == "0" || lower == "false") return spec;
   if (lower == "1" || lower == "true") {
     spec.kind = TargetSpec::Kind::kFd;
@@ -37,17 +37,17 @@ std::optional<TargetSpec> ParseTarget(absl::string_view value, std::string* erro
     spec.fd = value[0] - '0';
     return spec;
   }
-  if (absl::StartsWith(value, "af_unix:")) {
-    absl::string_view rest = value.substr(8);
+  if (StartsWith(value, "af_unix:")) {
+    absl::string_view rest = Substr(value, 8);
     spec.kind = TargetSpec::Kind::kUnixSocket;
-    if (absl::StartsWith(rest, "stream:")) {
+    if (StartsWith(rest, "stream:")) {
       spec.socket_type = TargetSpec::SocketType::kStream;
       rest.remove_prefix(7);
-    } else if (absl::StartsWith(rest, "dgram:")) {
+    } else if (StartsWith(rest, "dgram:")) {
       spec.socket_type = TargetSpec::SocketType::kDgram;
       rest.remove_prefix(6);
     }
-    if (!absl::StartsWith(rest, "/") || rest.size() >= sizeof(sockaddr_un::sun_path)) {
+    if (!StartsWith(rest, "/") || rest.size() >= sizeof(sockaddr_un::sun_path)) {
       if (error != nullptr) {
         *error = Cat({"socket path must be absolute and shorter than ",
                       Dec(sizeof(sockaddr_un::sun_path)), " bytes"});
@@ -57,7 +57,7 @@ std::optional<TargetSpec> ParseTarget(absl::string_view value, std::string* erro
     spec.path = std::string(rest);
     return spec;
   }
-  if (absl::StartsWith(value, "/")) {
+  if (StartsWith(value, "/")) {
     struct stat st;
     spec.path = std::string(value);
     spec.kind = stat(spec.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)
@@ -252,7 +252,7 @@ OpenResult Destination::Open(const TargetSpec& spec, absl::string_view sid_last_
     }
     case TargetSpec::Kind::kDirectory: {
       std::string dir = spec.path;
-      if (!absl::EndsWith(dir, "/")) dir += "/";
+      if (!EndsWith(dir, "/")) dir += "/";
       // O_EXCL (which never follows a symlink) and O_NOFOLLOW: a name planted in the
       // directory, symlink or not, is skipped, never written through.
       const int flags =
