@@ -12,9 +12,9 @@ namespace tracewire::cli_test {
 
 // How a command ended and what it wrote.
 struct CommandResult {
-  int exit_code = -1;  // the exit status, or 128 + signal number
-  std::string out;     // stdout
-  std::string err;     // stderr
+  int exit_code = -1;    // the exit status, or 128 + signal number
+  std::string out;       // stdout
+  std::string err;       // stderr
   long max_rss_kib = 0;  // peak resident set size of the command (getrusage of the child)
 };
 
@@ -48,6 +48,9 @@ std::string ReadFile(const std::string& path);
 bool WriteFile(const std::string& path, const std::string& contents);
 // Splits text into lines without their '\n' (a final empty piece is dropped).
 std::vector<std::string> Lines(const std::string& text);
+
+// A TCP port of 127.0.0.1 that nothing listens on (bound, then closed again).
+int UnusedLoopbackPort();
 
 }  // namespace tracewire::cli_test
 

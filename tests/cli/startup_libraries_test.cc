@@ -2,9 +2,6 @@
 // LD_DEBUG=libs log): `help` and `validate` load none of libcurl, elfutils, OpenSSL, zstd
 // or Abseil; libdw is loaded when stack frames are symbolized and libcurl when a command
 // exports over HTTP, and both features still work.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <regex>
@@ -125,19 +122,6 @@ TEST(StartupLibrariesTest, SymbolizingLoadsLibdw) {
   ASSERT_EQ(decode.result.exit_code, 0) << decode.result.err;
   EXPECT_THAT(decode.result.out, HasSubstr("\"func\":\"(anonymous namespace)::StackLeaf(int)\""));
   EXPECT_TRUE(Loaded(decode, "libdw.so")) << absl::StrJoin(decode.libraries, " ");
-}
-
-// A TCP port of 127.0.0.1 that nothing listens on (bound, then closed again).
-int UnusedLoopbackPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof(addr);
-  EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  EXPECT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &size), 0);
-  close(fd);
-  return ntohs(addr.sin_port);
 }
 
 // Exporting over HTTP loads libcurl, which then really tries to connect.

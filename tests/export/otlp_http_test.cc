@@ -3,9 +3,6 @@
 // official schema and holds every span; 503 and 429 are retried (after Retry-After, or a
 // backoff); a receiver that is down, hangs, refuses or rejects makes the command report
 // what was not delivered and exit 3, within its time limits.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <string>
@@ -42,19 +39,6 @@ CommandResult Tw(const std::vector<std::string>& args) {
                        "HTTPS_PROXY", "all_proxy",   "ALL_PROXY"};
   options.timeout_seconds = 120;
   return cli_test::RunCommand(argv, options);
-}
-
-// A TCP port of 127.0.0.1 that nothing listens on (bound, then closed again).
-int UnusedLoopbackPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof(addr);
-  EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  EXPECT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &size), 0);
-  close(fd);
-  return ntohs(addr.sin_port);
 }
 
 const DemoAndTreeTraces& Traces() {
@@ -138,7 +122,7 @@ TEST(OtlpHttpTest, RetriesAfter503WithRetryAfterAnd429WithBackoff) {
 }
 
 TEST(OtlpHttpTest, ReceiverDownReportsWhatWasNotDelivered) {
-  const std::string endpoint = absl::StrCat("http://127.0.0.1:", UnusedLoopbackPort());
+  const std::string endpoint = absl::StrCat("http://127.0.0.1:", cli_test::UnusedLoopbackPort());
   const absl::Time start = absl::Now();
   const CommandResult r = Tw({"decode", "--format=otlp", LargeTrace(),
                               "--otlp-endpoint=" + endpoint, "--otlp-retry-time=3s"});
