@@ -11,7 +11,7 @@
 // the `start` event's t_abs (seconds from tw_initialize_clock in main to the first event)
 // is read back with the reader: median, 90th percentile, and how many were within 1 ms.
 //
-//   bazel run -c opt //tests/bench:startup_bench -- \
+//   bazel run -c opt //tests/bench:startup_bench --
 //       bazel-runtime=$PWD/bazel-bin/tests/bench/startup_app_stubs,$PWD/bazel-bin/tests/bench/startup_app
 // tests/bench/startup_bench.sh also builds the installed library's variants and runs them.
 #include <fcntl.h>

@@ -1,11 +1,10 @@
 #include "tools/otlp/curl_library.h"
 
-#include <dlfcn.h>
-
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "reader/shared_library.h"
 
 namespace tracewire::tools {
 namespace {
@@ -16,39 +15,23 @@ absl::Status NotLoaded(const char* file_name, absl::string_view why) {
                    why, "); install the Debian package ", kCurlPackage));
 }
 
-// Sets `*function` to `name` in `handle`; false if the library has no such function.
-template <typename Function>
-bool Resolve(void* handle, const char* name, Function* function) {
-  *function = reinterpret_cast<Function>(dlsym(handle, name));
-  return *function != nullptr;
-}
-
 }  // namespace
 
 absl::StatusOr<CurlLibrary> LoadCurlLibrary(const char* file_name) {
-  void* handle = dlopen(file_name, RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* error = dlerror();
-    return NotLoaded(file_name, error != nullptr ? error : "dlopen failed");
-  }
   CurlLibrary lib;
-  const char* missing = nullptr;
-  auto resolve = [&](const char* name, auto* function) {
-    if (missing == nullptr && !Resolve(handle, name, function)) missing = name;
-  };
-  resolve("curl_global_init", &lib.global_init);
-  resolve("curl_easy_init", &lib.easy_init);
-  resolve("curl_easy_cleanup", &lib.easy_cleanup);
-  resolve("curl_easy_setopt", &lib.easy_setopt);
-  resolve("curl_easy_perform", &lib.easy_perform);
-  resolve("curl_easy_getinfo", &lib.easy_getinfo);
-  resolve("curl_easy_strerror", &lib.easy_strerror);
-  resolve("curl_slist_append", &lib.slist_append);
-  resolve("curl_slist_free_all", &lib.slist_free_all);
-  if (missing != nullptr) {
-    dlclose(handle);
-    return NotLoaded(file_name, absl::StrCat("it has no function ", missing));
-  }
+  const absl::Status opened =
+      reader::OpenSharedLibrary(file_name, [&lib](reader::FunctionResolver& resolve) {
+        resolve("curl_global_init", &lib.global_init);
+        resolve("curl_easy_init", &lib.easy_init);
+        resolve("curl_easy_cleanup", &lib.easy_cleanup);
+        resolve("curl_easy_setopt", &lib.easy_setopt);
+        resolve("curl_easy_perform", &lib.easy_perform);
+        resolve("curl_easy_getinfo", &lib.easy_getinfo);
+        resolve("curl_easy_strerror", &lib.easy_strerror);
+        resolve("curl_slist_append", &lib.slist_append);
+        resolve("curl_slist_free_all", &lib.slist_free_all);
+      });
+  if (!opened.ok()) return NotLoaded(file_name, opened.message());
   return lib;
 }
 
