@@ -9,12 +9,10 @@ tracewire from Bazel:
 
 Nothing is downloaded. The rule sets Bazel 4 expects (rules_cc, rules_java,
 remote_coverage_tools) are small local stand-ins shipped under third_party/, and the
-C++ libraries come from Debian -dev packages through pkg-config. Abseil, zstd and
-libcrypto are linked from their static libraries, so a traced program does not load
-them at start-up. A repository the calling workspace already declares is left alone.
+C++ libraries come from Debian -dev packages through pkg-config. Abseil and zstd are
+linked from their static libraries, so a traced program does not load them at start-up. A repository the calling workspace already declares is left alone.
 Repositories are only set up when a target needs them: a project that builds
-@tracewire//runtime needs libabsl-dev, libzstd-dev and libssl-dev, not the test
-libraries.
+@tracewire//runtime needs libabsl-dev and libzstd-dev, not the test libraries.
 """
 
 load("//third_party:pkg_config.bzl", "pkg_config_library")
@@ -65,6 +63,8 @@ def tracewire_dependencies():
     # Linked into the runtime and the command: static, so nothing is loaded at start-up.
     _maybe(pkg_config_library, name = "system_absl", modules = _ABSL_MODULES, static = True)
     _maybe(pkg_config_library, name = "system_zstd", modules = ["libzstd"], static = True)
+
+    # The command only (SHA-256 trace and span ids of the OTLP export).
     _maybe(pkg_config_library, name = "system_crypto", modules = ["libcrypto"], static = True)
 
     # The command only (the reader's symbolizer, OTLP/HTTP export): not part of the runtime.

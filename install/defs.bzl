@@ -1,8 +1,8 @@
 """tracewire_library: the self-contained libtracewire.a and libtracewire.so.
 
 Both are made from one relocatable object that holds the runtime's position-independent
-objects and everything they use from the static libraries they link (Abseil, zstd and
-libcrypto from their .a files, and the parts of libstdc++ and libgcc they need). In that
+objects and everything they use from the static libraries they link (Abseil and zstd
+from their .a files, and the parts of libstdc++ and libgcc they need). In that
 object every symbol but the API's `tw_*` is made local, so the library loads no other
 shared library than the C library's, and its copies of Abseil or libstdc++ never meet a
 program's own. A C program links it with `cc`.

@@ -36,7 +36,7 @@ rm -f "$static_library"
 # libtracewire.so: Debian compiles its static Abseil libraries as position-dependent
 # executable code (local-exec thread-local storage, data reached as if copy-relocated),
 # which a shared object cannot contain. The shared library therefore embeds the other
-# static libraries (zstd, libcrypto's SHA-1) and links Abseil's and libstdc++'s shared
+# static libraries (zstd) and links Abseil's and libstdc++'s shared
 # libraries. Only tw_* is exported.
 embedded=()
 shared_abseil=()

@@ -111,6 +111,10 @@ void DataEvent(EventType type, const char* file, int line, const char* category,
 }  // namespace
 }  // namespace tracewire::runtime
 
+namespace {
+TRACEWIRE_STARTUP_DATA char g_target_variable[] = "TRACEWIRE";
+}  // namespace
+
 using namespace tracewire::runtime;  // NOLINT: C entry points below
 namespace format = tracewire::format;
 
@@ -122,7 +126,7 @@ TRACEWIRE_STARTUP_PATH void tw_initialize_fl(const char* file, int line) {
   // Tracing off (no TRACEWIRE in the environment or the settings files) is the common
   // case: then the other settings, which only a traced process uses, are not looked up.
   tw_settings settings{};
-  settings.target = Setting("TRACEWIRE");
+  settings.target = Setting(g_target_variable);
   if (settings.target != nullptr && *settings.target != '\0') settings = LoadSettings();
   Initialize(settings, file, line, /*from_environment=*/true);
 }

@@ -26,6 +26,13 @@ bool CpuHasInvariantTsc() {
   return (edx & (1u << 8)) != 0;  // invariant TSC
 }
 
+TRACEWIRE_STARTUP_DATA char g_clock_variable[] = "TRACEWIRE_CLOCK";
+
+TRACEWIRE_STARTUP_PATH bool MonotonicClockRequested() {
+  const char* choice = getenv(g_clock_variable);
+  return choice != nullptr && strcmp(choice, "monotonic") == 0;
+}
+
 }  // namespace
 
 TRACEWIRE_STARTUP_PATH uint64_t MonotonicNanos() {
@@ -34,12 +41,21 @@ TRACEWIRE_STARTUP_PATH uint64_t MonotonicNanos() {
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + ts.tv_nsec;
 }
 
-TRACEWIRE_STARTUP_PATH void InitClockSource() {
+void InitClockSource() {
   if (g_clock_source_chosen) return;
-  const char* choice = getenv("TRACEWIRE_CLOCK");
-  const bool want_monotonic = choice != nullptr && strcmp(choice, "monotonic") == 0;
-  g_clock_is_tsc = !want_monotonic && CpuHasInvariantTsc();
+  g_clock_is_tsc = !MonotonicClockRequested() && CpuHasInvariantTsc();
   g_clock_source_chosen = true;
+}
+
+TRACEWIRE_STARTUP_PATH StartInstant ReadStartInstant() {
+  StartInstant instant;
+  instant.is_tsc = !MonotonicClockRequested();
+  instant.ticks = instant.is_tsc ? __rdtsc() : MonotonicNanos();
+  return instant;
+}
+
+uint64_t TraceTicksAt(const StartInstant& instant) {
+  return instant.is_tsc == g_clock_is_tsc ? instant.ticks : ReadTicks();
 }
 
 void InitClock() {

@@ -29,8 +29,26 @@ uint64_t MonotonicNanos();
 
 // Chooses the clock source (the TSC if the CPU reports an invariant TSC and
 // TRACEWIRE_CLOCK is not "monotonic"), so that ReadTicks() can be used. Idempotent.
-// With the TSC this reads no clock: an untraced process never maps the vDSO's clock pages.
+// Called only when tracing starts: it executes CPUID.
 void InitClockSource();
+
+// The program's start instant, read before the trace clock is chosen (tracing may yet turn
+// out to be off) and as cheaply as an untraced process can: the TSC, unless
+// TRACEWIRE_CLOCK=monotonic. Neither CPUID (a VM exit under virtualization, ~7 us each on
+// the machines we measured) nor a first CLOCK_MONOTONIC read (which faults in the vDSO's
+// clock pages, ~30 us in a VM) is paid by a process that does not trace.
+struct StartInstant {
+  uint64_t ticks = 0;
+  bool is_tsc = false;
+};
+
+// Reads a StartInstant now.
+StartInstant ReadStartInstant();
+
+// `instant` on the trace clock. Requires InitClockSource(). When the instant was read on
+// the other clock (the TSC, on a CPU whose TSC is not invariant), the instant cannot be
+// converted and the current time is returned instead.
+uint64_t TraceTicksAt(const StartInstant& instant);
 
 // InitClockSource(), and records the calibration origin (the trace clock and
 // CLOCK_MONOTONIC read together). Idempotent. Called when tracing starts.

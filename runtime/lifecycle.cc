@@ -25,14 +25,14 @@
 #include "runtime/startup_path.h"
 #include "runtime/text.h"
 
-volatile int tw_enabled_flag = 0;
+TRACEWIRE_STARTUP_DATA volatile int tw_enabled_flag = 0;
 
 namespace tracewire::runtime {
 namespace {
 
-bool g_initialized = false;
-bool g_start_time_set = false;
-uint64_t g_start_ticks = 0;  // tw_initialize_clock() (or tw_initialize) time
+TRACEWIRE_STARTUP_DATA bool g_initialized = false;
+TRACEWIRE_STARTUP_DATA bool g_start_time_set = false;
+TRACEWIRE_STARTUP_DATA StartInstant g_start;  // tw_initialize_clock() (or tw_initialize) time
 
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL,  SIGABRT,
                                  SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE};
@@ -167,15 +167,16 @@ void InstallSignalHandlers() {
 
 TRACEWIRE_STARTUP_PATH int Initialize(const tw_settings& settings, const char* file, int line,
                                       bool from_environment) {
-  InitClockSource();
   if (!g_start_time_set) {
-    g_start_ticks = ReadTicks();
+    g_start = ReadStartInstant();
     g_start_time_set = true;
   }
   if (g_initialized) return TW_ENABLED() ? 0 : -1;
   g_initialized = true;
 
-  const char* value = settings.target == nullptr ? "" : settings.target;
+  // No target: tracing off, decided without reading a constant (see startup_path.h).
+  if (settings.target == nullptr || settings.target[0] == '\0') return -1;
+  const char* value = settings.target;
   const std::optional<TargetSpec> target = ParseTarget(value);
   if (!target.has_value()) {
     fprintf(stderr, "warning: tracewire: unknown value for '%s': '%s'\n",
@@ -197,7 +198,7 @@ TRACEWIRE_STARTUP_PATH int Initialize(const tw_settings& settings, const char* f
   // is taken and the Session is allocated now.
   InitClock();
   Session& s = GetSession();
-  s.start_time = g_start_ticks;
+  s.start_time = TraceTicksAt(g_start);
   char hostname[256] = {};
   if (gethostname(hostname, sizeof(hostname) - 1) != 0) hostname[0] = '\0';
   s.pid = getpid();
@@ -363,8 +364,7 @@ int DefineCounter(const char* category, const char* name, bool per_thread) {
 
 TRACEWIRE_STARTUP_PATH void MarkStartTime() {
   if (g_start_time_set) return;
-  InitClockSource();  // the calibration origin is taken if tracing starts
-  g_start_ticks = ReadTicks();
+  g_start = ReadStartInstant();  // the clock source is chosen if tracing starts
   g_start_time_set = true;
 }
 

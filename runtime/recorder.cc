@@ -25,7 +25,7 @@ constinit thread_local ThreadState* t_state __attribute__((tls_model("initial-ex
 SiteRegistry* g_site_registry = nullptr;
 
 namespace {
-std::atomic<int> g_exit_code{0};
+TRACEWIRE_STARTUP_DATA std::atomic<int> g_exit_code{0};
 }  // namespace
 
 // Allocated at the first use (tw_initialize with tracing on, or a call that needs it), not

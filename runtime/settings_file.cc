@@ -1,11 +1,13 @@
 #include "runtime/settings_file.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -40,13 +42,19 @@ constexpr absl::string_view kFileSettings[] = {
     "TRACEWIRE_FLIGHT_ON_ERROR",
 };
 
-const char* g_system_path = kSystemSettingsPath;
+TRACEWIRE_STARTUP_DATA char g_default_system_path[] = "/etc/tracewire.conf";
+static_assert(sizeof(g_default_system_path) == sizeof(kSystemSettingsPath));
+TRACEWIRE_STARTUP_DATA const char* g_system_path = g_default_system_path;
+TRACEWIRE_STARTUP_DATA char g_xdg_config_home_variable[] = "XDG_CONFIG_HOME";
+TRACEWIRE_STARTUP_DATA char g_home_variable[] = "HOME";
+TRACEWIRE_STARTUP_DATA char g_xdg_suffix[] = "/tracewire/config";
+TRACEWIRE_STARTUP_DATA char g_home_suffix[] = "/.config/tracewire/config";
 
 using SettingsMap = absl::flat_hash_map<std::string, std::string>;
 
 // Reads the whole regular file at `path` (at most kMaxSettingsFileSize bytes). Returns
 // false if it does not exist; warns about other failures and a cut.
-bool ReadSettingsFile(const char* path, std::string* text) {
+TRACEWIRE_STARTUP_PATH bool ReadSettingsFile(const char* path, std::string* text) {
   // O_NONBLOCK: a FIFO at that path must not hang the program.
   const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
@@ -109,10 +117,10 @@ TRACEWIRE_STARTUP_PATH void UserSettingsPathInto(const char* xdg_config_home, co
   const char* suffix = nullptr;
   if (xdg_config_home != nullptr && xdg_config_home[0] == '/') {
     base = xdg_config_home;
-    suffix = "/tracewire/config";
+    suffix = g_xdg_suffix;
   } else if (home != nullptr && home[0] == '/') {
     base = home;
-    suffix = "/.config/tracewire/config";
+    suffix = g_home_suffix;
   }
   out[0] = '\0';
   if (base == nullptr) return;
@@ -130,18 +138,39 @@ struct FileSettings {
   TRACEWIRE_STARTUP_PATH FileSettings() {
     system = LoadFile(g_system_path);
     // secure_getenv: a set-user-ID program does not read a file its caller chose.
-    char user_path[PATH_MAX];
-    UserSettingsPathInto(secure_getenv("XDG_CONFIG_HOME"), secure_getenv("HOME"), user_path,
-                         sizeof(user_path));
-    user = LoadFile(user_path);
+    const char* xdg_config_home = secure_getenv(g_xdg_config_home_variable);
+    const char* home = secure_getenv(g_home_variable);
+    // The common path fits a small buffer; a PATH_MAX one would take the stack into a page
+    // the process has not touched yet (a page fault on every start).
+    char user_path[256];
+    UserSettingsPathInto(xdg_config_home, home, user_path, sizeof(user_path));
+    if (user_path[0] != '\0' || (xdg_config_home == nullptr && home == nullptr)) {
+      user = LoadFile(user_path);
+    } else {
+      user = LoadFile(UserSettingsPath(xdg_config_home, home).c_str());
+    }
   }
 };
 
-// Never destroyed (Setting's pointers live as long as the process), and not on the heap.
+// The files' settings: never destroyed (Setting's pointers live as long as the process) and
+// not on the heap. Built under a three-state word rather than as a function-local static,
+// whose guard (libstdc++'s __cxa_guard_acquire) is code an untraced start would fault in
+// for nothing else.
+alignas(FileSettings) TRACEWIRE_STARTUP_DATA unsigned char g_files_storage[sizeof(FileSettings)];
+enum FilesState : int { kFilesUnread, kFilesReading, kFilesRead };
+TRACEWIRE_STARTUP_DATA std::atomic<int> g_files_state{kFilesUnread};
+
 TRACEWIRE_STARTUP_PATH const FileSettings& Files() {
-  alignas(FileSettings) static unsigned char storage[sizeof(FileSettings)];
-  static const FileSettings* const files = new (storage) FileSettings();
-  return *files;
+  if (g_files_state.load(std::memory_order_acquire) != kFilesRead) {
+    int unread = kFilesUnread;
+    if (g_files_state.compare_exchange_strong(unread, kFilesReading, std::memory_order_acquire)) {
+      new (g_files_storage) FileSettings();
+      g_files_state.store(kFilesRead, std::memory_order_release);
+    } else {
+      while (g_files_state.load(std::memory_order_acquire) != kFilesRead) sched_yield();
+    }
+  }
+  return *std::launder(reinterpret_cast<const FileSettings*>(g_files_storage));
 }
 
 bool ParseBool(const char* value, bool fallback) {

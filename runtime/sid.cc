@@ -1,15 +1,9 @@
 #include "runtime/sid.h"
 
-// OpenSSL's low-level SHA-1 (deprecated in OpenSSL 3 in favour of EVP, still provided):
-// it links only the SHA-1 code from libcrypto.a. EVP_Digest would link OpenSSL's provider
-// machinery (3.4 MB, 17,000 relocations at every process start) and read openssl.cnf at
-// the first digest, delaying the first event of a traced program by milliseconds.
-#define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/sha.h>
-
 #include <algorithm>
 #include <cstdint>
 
+#include "runtime/sha1.h"
 #include "runtime/text.h"
 
 namespace tracewire::runtime {
@@ -51,13 +45,8 @@ CivilTime UtcFromUnixSeconds(int64_t seconds) {
 }  // namespace
 
 std::string Sha1Hex(absl::string_view data) {
-  unsigned char digest[SHA_DIGEST_LENGTH];
-  SHA_CTX context;
-  SHA1_Init(&context);
-  SHA1_Update(&context, data.data(), data.size());
-  SHA1_Final(digest, &context);
   std::string hex;
-  for (unsigned char byte : digest) AppendHexByte(&hex, byte);
+  for (uint8_t byte : Sha1(std::string_view(data.data(), data.size()))) AppendHexByte(&hex, byte);
   return hex;
 }
 

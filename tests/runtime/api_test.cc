@@ -262,6 +262,41 @@ TEST_F(ApiTest, TimesStrictlyIncreasePerThread) {
 }
 
 
+// The seconds from tw_initialize_clock() to the `start` event of a child that waits 30 ms
+// between tw_initialize_clock() and tw_initialize(), on the clock TRACEWIRE_CLOCK chooses.
+// Also returns the trace clock's rate.
+std::pair<double, uint64_t> SecondsFromClockToStart(const std::string& clock) {
+  const std::string dir = MakeTempDir("clock");
+  const int status = RunInChild({{"TRACEWIRE", dir}, {"TRACEWIRE_CLOCK", clock}}, [] {
+    tw_initialize_clock();
+    usleep(30'000);
+    tw_initialize();
+    const char* argv[] = {"prog", nullptr};
+    tw_cmd_start(argv);
+    return tw_cmd_exit(0);
+  });
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  absl::StatusOr<DecodedTrace> trace = DecodeTraceFile(OnlyFileIn(dir));
+  EXPECT_TRUE(trace.ok()) << trace.status();
+  if (!trace.ok() || trace->generations.empty() || trace->Events("start").size() != 1) return {};
+  const DecodedGeneration& gen = trace->generations[0];
+  const uint64_t start = trace->Events("start")[0].time;
+  return {static_cast<double>(start - gen.start_time) / static_cast<double>(gen.sync.freq),
+          gen.sync.freq};
+}
+
+// The origin of t_abs is tw_initialize_clock() with either clock, although an untraced
+// process chooses no clock there (it reads the TSC, or CLOCK_MONOTONIC when asked for).
+TEST(ClockTest, TheStartInstantIsTwInitializeClockOnEitherClock) {
+  const auto [tsc_seconds, tsc_rate] = SecondsFromClockToStart("");
+  EXPECT_GE(tsc_seconds, 0.029);
+  EXPECT_LT(tsc_seconds, 5.0);
+  const auto [monotonic_seconds, monotonic_rate] = SecondsFromClockToStart("monotonic");
+  EXPECT_EQ(monotonic_rate, 1'000'000'000u);
+  EXPECT_GE(monotonic_seconds, 0.029);
+  EXPECT_LT(monotonic_seconds, 5.0);
+}
+
 // The `version` event's exe: tw_initialize_with's app_version, else TRACEWIRE_APP_VERSION,
 // else "0". The event carries tw_initialize_with's call site.
 std::string VersionExe(const char* app_version, const std::string& environment_version) {
