@@ -8,12 +8,14 @@ namespace tracewire::runtime {
 
 FlightRing::~FlightRing() {
   if (memory_ != nullptr) munmap(memory_, capacity_);
+  delete[] slots_;
 }
 
 bool FlightRing::Init(size_t capacity) {
   void* memory = mmap(nullptr, capacity, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (memory == MAP_FAILED) return false;
+  if (slots_ == nullptr) slots_ = new Slot[kMaxGenerations];  // written before read: slots [first_, first_ + count_)
   memory_ = static_cast<uint8_t*>(memory);
   capacity_ = capacity;
   return true;

@@ -72,10 +72,12 @@ void EmitCounters(const TimerDefinition* defs, const uint64_t* values, const boo
 // Adds the calling thread's timers and counters to the process totals.
 void MergeThreadFigures(Session& s, ThreadState* ts) {
   std::lock_guard<std::mutex> lock(s.timers_mu);
+  TimerTables* tables = s.timer_tables.get();
+  if (tables == nullptr) return;
   for (int i = 0; i < s.num_timers; ++i) {
     const TimerState& t = ts->timers[i];
     if (t.intervals == 0) continue;
-    TimerState& total = s.timer_totals[i];
+    TimerState& total = tables->timer_totals[i];
     total.min = total.intervals == 0 ? t.min : std::min(total.min, t.min);
     total.max = std::max(total.max, t.max);
     total.intervals += t.intervals;
@@ -83,8 +85,8 @@ void MergeThreadFigures(Session& s, ThreadState* ts) {
   }
   for (int i = 0; i < s.num_counters; ++i) {
     if (!ts->counter_used[i]) continue;
-    s.counter_totals[i] += ts->counters[i];
-    s.counter_used[i] = true;
+    tables->counter_totals[i] += ts->counters[i];
+    tables->counter_used[i] = true;
   }
 }
 
@@ -92,13 +94,16 @@ void MergeThreadFigures(Session& s, ThreadState* ts) {
 // main at atexit) and merges its figures into the process totals.
 void FinishThreadFigures(Session& s, ThreadState* ts) {
   int timers, counters;
+  const TimerTables* tables;
   {
     std::lock_guard<std::mutex> lock(s.timers_mu);
+    tables = s.timer_tables.get();
     timers = s.num_timers;
     counters = s.num_counters;
   }
-  EmitTimers(s.timer_defs, ts->timers, timers, true, format::EventType::kThTimer);
-  EmitCounters(s.counter_defs, ts->counters, ts->counter_used, counters, true,
+  if (tables == nullptr) return;  // nothing defined
+  EmitTimers(tables->timer_defs, ts->timers, timers, true, format::EventType::kThTimer);
+  EmitCounters(tables->counter_defs, ts->counters, ts->counter_used, counters, true,
                format::EventType::kThCounter);
   MergeThreadFigures(s, ts);
 }
@@ -125,9 +130,17 @@ void AtExitHandler() {
     FinishThreadFigures(s, ts);
     DropOpenRegions();
   }
-  EmitTimers(s.timer_defs, s.timer_totals, s.num_timers, false, format::EventType::kTimer);
-  EmitCounters(s.counter_defs, s.counter_totals, s.counter_used, s.num_counters, false,
-               format::EventType::kCounter);
+  std::unique_lock<std::mutex> timers_lock(s.timers_mu);
+  if (const TimerTables* tables = s.timer_tables.get()) {
+    const int timers = s.num_timers, counters = s.num_counters;
+    timers_lock.unlock();
+    EmitTimers(tables->timer_defs, tables->timer_totals, timers, false,
+               format::EventType::kTimer);
+    EmitCounters(tables->counter_defs, tables->counter_totals, tables->counter_used, counters,
+                 false, format::EventType::kCounter);
+  } else {
+    timers_lock.unlock();
+  }
   EmitInternal(format::EventType::kAtexit, nullptr, nullptr, {format::ZigzagEncode(ExitCode())});
   AdvanceGeneration(/*final=*/true);
   __atomic_store_n(&tw_enabled_flag, 0, __ATOMIC_RELAXED);
@@ -348,7 +361,8 @@ int DefineTimer(const char* category, const char* name, bool per_thread) {
   Session& s = GetSession();
   std::lock_guard<std::mutex> lock(s.timers_mu);
   if (s.num_timers >= kMaxTimers) return -1;
-  s.timer_defs[s.num_timers] = {category == nullptr ? "" : category, name == nullptr ? "" : name,
+  if (s.timer_tables == nullptr) s.timer_tables = std::make_unique<TimerTables>();
+  s.timer_tables->timer_defs[s.num_timers] = {category == nullptr ? "" : category, name == nullptr ? "" : name,
                                 per_thread};
   return s.num_timers++;
 }
@@ -357,7 +371,8 @@ int DefineCounter(const char* category, const char* name, bool per_thread) {
   Session& s = GetSession();
   std::lock_guard<std::mutex> lock(s.timers_mu);
   if (s.num_counters >= kMaxCounters) return -1;
-  s.counter_defs[s.num_counters] = {category == nullptr ? "" : category,
+  if (s.timer_tables == nullptr) s.timer_tables = std::make_unique<TimerTables>();
+  s.timer_tables->counter_defs[s.num_counters] = {category == nullptr ? "" : category,
                                     name == nullptr ? "" : name, per_thread};
   return s.num_counters++;
 }

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -49,6 +50,15 @@ struct TimerDefinition {
   std::string category;
   std::string name;
   bool per_thread = false;
+};
+
+// The process's timer and counter definitions and totals (indexed by ID).
+struct TimerTables {
+  TimerDefinition timer_defs[kMaxTimers];
+  TimerState timer_totals[kMaxTimers];
+  TimerDefinition counter_defs[kMaxCounters];
+  uint64_t counter_totals[kMaxCounters] = {};
+  bool counter_used[kMaxCounters] = {};
 };
 
 struct Session {
@@ -122,15 +132,13 @@ struct Session {
   bool forked_child = false;
   std::atomic<bool> emergency{false};
 
-  // Timers and counters.
+  // Timers and counters. The tables are allocated by the first definition (13 KiB a
+  // program that defines none does not fault in) and never move; all three fields are set
+  // under timers_mu.
   std::mutex timers_mu;
-  TimerDefinition timer_defs[kMaxTimers];
+  std::unique_ptr<TimerTables> timer_tables;
   int num_timers = 0;
-  TimerState timer_totals[kMaxTimers];
-  TimerDefinition counter_defs[kMaxCounters];
   int num_counters = 0;
-  uint64_t counter_totals[kMaxCounters] = {};
-  bool counter_used[kMaxCounters] = {};
 };
 
 // Moves the thread's event batch and string records into the generation (small ones are

@@ -75,7 +75,7 @@ class Destination {
  public:
   static constexpr int kDefaultTimeoutMs = 1000;
 
-  Destination() = default;
+  Destination() { dump_prefix_[0] = '\0'; }
   ~Destination();
   Destination(const Destination&) = delete;
   Destination& operator=(const Destination&) = delete;
@@ -148,7 +148,9 @@ class Destination {
   std::atomic<uint64_t> generation_start_{0};  // written_ when the generation began
   std::string path_;
   bool file_per_dump_ = false;
-  char dump_prefix_[4096] = {};  // "dir/sid_last_component" (file per dump)
+  // "dir/sid_last_component" (file per dump). Not zero-filled: its page is touched only when
+  // it is set.
+  char dump_prefix_[4096];
   char label_[200] = {};         // how warnings name the destination
 };
 
