@@ -59,7 +59,7 @@ constexpr EventSpec Row(EventType type, absl::string_view name, absl::string_vie
   spec.start_type = options.start_type;
   spec.experimental = IsExperimentalType(static_cast<uint8_t>(type));
   if (spec.has_data) {
-    spec.max_data = type == EventType::kExperimentalBatch     ? kMaxBatchSize
+    spec.max_data = type == EventType::kExperimentalBatch      ? kMaxBatchSize
                     : type == EventType::kCompressedGeneration ? kMaxGenerationSize
                                                                : kMaxRecordDataSize;
   }
@@ -67,9 +67,8 @@ constexpr EventSpec Row(EventType type, absl::string_view name, absl::string_vie
 }
 
 // A timed Trace2 row: dt and site come first, then `rest`.
-constexpr EventSpec Trace2(EventType type, absl::string_view name,
-                           absl::string_view trace2_event, std::initializer_list<ArgSpec> rest,
-                           RowOptions options = {}) {
+constexpr EventSpec Trace2(EventType type, absl::string_view name, absl::string_view trace2_event,
+                           std::initializer_list<ArgSpec> rest, RowOptions options = {}) {
   EventSpec spec = Row(type, name, trace2_event, {Dt, SiteArg}, options);
   for (const ArgSpec& arg : rest) AddArg(spec, arg);
   return spec;
@@ -88,93 +87,101 @@ struct SpecTable {
 
 SpecTable BuildTable() {
   using E = EventType;
-  const EventSpec rows[] = {
-      // Frames.
-      Row(E::kEventBatch, "event_batch", "", {Gen, U("thread"), T("base_time"), Len},
-          {.body = BodyKind::kEvents}),
-      Row(E::kStringBatch, "string_batch", "", {Gen, Len}, {.body = BodyKind::kStrings}),
-      Row(E::kStackBatch, "stack_batch", "", {Gen, Len}, {.body = BodyKind::kStacks}),
-      Row(E::kSiteBatch, "site_batch", "", {Gen, Len}, {.body = BodyKind::kSites}),
-      Row(E::kClockSync, "clock_sync", "",
-          {Gen, U("freq"), T("trace_time"), U("mono_ns"), U("wall_sec"), U("wall_nsec"),
-           I("utc_offset_sec")}),
-      Row(E::kProcessInfo, "process_info", "",
-          {Gen, S("sid_string"), U("pid"), T("start_time"), S("name_string"),
-           S("hierarchy_string")}),
-      Row(E::kEndOfGeneration, "end_of_generation", "", {Gen}),
-      Row(E::kExperimentalBatch, "experimental_batch", "",
-          {U("experiment"), Gen, U("thread"), T("base_time")}, kData),
-      Row(E::kCompressedGeneration, "compressed_generation", "", {Gen, U("raw_length")}, kData),
-      // Table records.
-      Row(E::kString, "string", "", {U("id")}, {.scope = Scope::kStringBody, .has_data = true}),
-      Row(E::kStringPart, "string_part", "", {U("id")},
-          {.scope = Scope::kStringBody, .has_data = true}),
-      Row(E::kStack, "stack", "", {U("id"), U("nframes")},
-          {.scope = Scope::kStackBody, .is_stack = true}),
-      Row(E::kSite, "site", "",
-          {U("id"), S("file_string"), U("line"), S("category_string"), S("label_string"),
-           U("repo")},
-          {.scope = Scope::kSiteBody}),
+  // Appended one by one into the table's own storage: as one array of rows this would be
+  // a 13 KB temporary on the stack of the first traced call, a page fault per page.
+  SpecTable table;
+  std::vector<EventSpec>& rows = table.rows;
+  rows.reserve(64);
+  // Frames.
+  rows.push_back(Row(E::kEventBatch, "event_batch", "", {Gen, U("thread"), T("base_time"), Len},
+                     {.body = BodyKind::kEvents}));
+  rows.push_back(
+      Row(E::kStringBatch, "string_batch", "", {Gen, Len}, {.body = BodyKind::kStrings}));
+  rows.push_back(Row(E::kStackBatch, "stack_batch", "", {Gen, Len}, {.body = BodyKind::kStacks}));
+  rows.push_back(Row(E::kSiteBatch, "site_batch", "", {Gen, Len}, {.body = BodyKind::kSites}));
+  rows.push_back(Row(E::kClockSync, "clock_sync", "",
+                     {Gen, U("freq"), T("trace_time"), U("mono_ns"), U("wall_sec"), U("wall_nsec"),
+                      I("utc_offset_sec")}));
+  rows.push_back(Row(
+      E::kProcessInfo, "process_info", "",
+      {Gen, S("sid_string"), U("pid"), T("start_time"), S("name_string"), S("hierarchy_string")}));
+  rows.push_back(Row(E::kEndOfGeneration, "end_of_generation", "", {Gen}));
+  rows.push_back(Row(E::kExperimentalBatch, "experimental_batch", "",
+                     {U("experiment"), Gen, U("thread"), T("base_time")}, kData));
+  rows.push_back(
+      Row(E::kCompressedGeneration, "compressed_generation", "", {Gen, U("raw_length")}, kData));
+  // Table records.
+  rows.push_back(
+      Row(E::kString, "string", "", {U("id")}, {.scope = Scope::kStringBody, .has_data = true}));
+  rows.push_back(Row(E::kStringPart, "string_part", "", {U("id")},
+                     {.scope = Scope::kStringBody, .has_data = true}));
+  rows.push_back(Row(E::kStack, "stack", "", {U("id"), U("nframes")},
+                     {.scope = Scope::kStackBody, .is_stack = true}));
+  rows.push_back(Row(
+      E::kSite, "site", "",
+      {U("id"), S("file_string"), U("line"), S("category_string"), S("label_string"), U("repo")},
+      {.scope = Scope::kSiteBody}));
+  rows.push_back(
       Row(E::kModule, "module", "",
           {U("id"), U("start"), U("end"), U("bias"), S("path_string"), S("build_id_string")},
-          {.scope = Scope::kStackBody}),
-      // Timed Trace2 events.
-      Trace2(E::kVersion, "version", "version", {S("exe_string")}),
-      Trace2(E::kTooManyFiles, "too_many_files", "too_many_files", {}),
-      Trace2(E::kStart, "start", "start", {L("argv_strlist")}),
-      Trace2(E::kExit, "exit", "exit", {I("code")}),
-      Trace2(E::kSignal, "signal", "signal", {U("signo")}),
-      Trace2(E::kAtexit, "atexit", "atexit", {I("code")}),
-      Trace2(E::kError, "error", "error", {S("msg_string"), S("fmt_string")}),
-      Trace2(E::kCmdPath, "cmd_path", "cmd_path", {S("path_string")}),
-      Trace2(E::kCmdAncestry, "cmd_ancestry", "cmd_ancestry", {L("ancestry_strlist")}),
-      Trace2(E::kCmdName, "cmd_name", "cmd_name", {S("name_string"), S("hierarchy_string")}),
-      Trace2(E::kCmdMode, "cmd_mode", "cmd_mode", {S("mode_string")}),
-      Trace2(E::kAlias, "alias", "alias", {S("alias_string"), L("argv_strlist")}),
-      Trace2(E::kChildStart, "child_start", "child_start",
-             {U("child_id"), S("class_string"), S("hook_string"), S("cd_string"), U("flags"),
-              L("argv_strlist")},
-             {.range = RangeRole::kBegin}),
-      Trace2(E::kChildExit, "child_exit", "child_exit",
-             {U("child_id"), I("pid"), I("code"), D("elapsed")},
-             {.range = RangeRole::kEnd, .start_type = E::kChildStart}),
-      Trace2(E::kChildReady, "child_ready", "child_ready",
-             {U("child_id"), I("pid"), U("ready"), D("elapsed")}),
-      Trace2(E::kExec, "exec", "exec", {U("exec_id"), S("exe_string"), L("argv_strlist")},
-             {.range = RangeRole::kBegin}),
-      Trace2(E::kExecResult, "exec_result", "exec_result", {U("exec_id"), I("code")},
-             {.range = RangeRole::kEnd, .start_type = E::kExec}),
-      Trace2(E::kThreadStart, "thread_start", "thread_start", {S("name_string")},
-             {.range = RangeRole::kBegin}),
-      Trace2(E::kThreadExit, "thread_exit", "thread_exit", {},
-             {.range = RangeRole::kEnd, .start_type = E::kThreadStart}),
-      Trace2(E::kDefParam, "def_param", "def_param",
-             {S("scope_string"), S("param_string"), S("value_string")}),
-      Trace2(E::kDefRepo, "def_repo", "def_repo", {U("repo_id"), S("worktree_string")}),
-      Trace2(E::kRegionEnter, "region_enter", "region_enter", {S("msg_string")},
-             {.range = RangeRole::kBegin}),
-      Trace2(E::kRegionLeave, "region_leave", "region_leave", {S("msg_string")},
-             {.range = RangeRole::kEnd, .start_type = E::kRegionEnter}),
-      Trace2(E::kData, "data", "data", {S("value_string")}),
-      Trace2(E::kDataInt, "data_int", "data", {I("value")}),
-      Trace2(E::kDataJson, "data_json", "data_json", {S("json_string")}),
-      Trace2(E::kPrintf, "printf", "printf", {S("msg_string")}),
-      Trace2(E::kThTimer, "th_timer", "th_timer",
-             {U("intervals"), D("total"), D("min"), D("max")}),
-      Trace2(E::kTimer, "timer", "timer", {U("intervals"), D("total"), D("min"), D("max")}),
-      Trace2(E::kThCounter, "th_counter", "th_counter", {U("value")}),
-      Trace2(E::kCounter, "counter", "counter", {U("value")}),
-      Row(E::kThreadStatus, "thread_status", "", {Dt, S("name_string"), T("start_time")},
-          {.range = RangeRole::kActive, .start_type = E::kThreadStart}),
-      Row(E::kRegionActive, "region_active", "",
-          {Dt, SiteArg, S("msg_string"), T("enter_time")},
-          {.range = RangeRole::kActive, .start_type = E::kRegionEnter}),
-      Row(E::kStackRef, "stack_ref", "", {Dt, K("stack")}),
-      // Experimental events.
-      Row(E::kExpMark, "exp_mark", "", {Dt}, kData),
-  };
-  SpecTable table;
-  table.rows.assign(std::begin(rows), std::end(rows));
+          {.scope = Scope::kStackBody}));
+  // Timed Trace2 events.
+  rows.push_back(Trace2(E::kVersion, "version", "version", {S("exe_string")}));
+  rows.push_back(Trace2(E::kTooManyFiles, "too_many_files", "too_many_files", {}));
+  rows.push_back(Trace2(E::kStart, "start", "start", {L("argv_strlist")}));
+  rows.push_back(Trace2(E::kExit, "exit", "exit", {I("code")}));
+  rows.push_back(Trace2(E::kSignal, "signal", "signal", {U("signo")}));
+  rows.push_back(Trace2(E::kAtexit, "atexit", "atexit", {I("code")}));
+  rows.push_back(Trace2(E::kError, "error", "error", {S("msg_string"), S("fmt_string")}));
+  rows.push_back(Trace2(E::kCmdPath, "cmd_path", "cmd_path", {S("path_string")}));
+  rows.push_back(Trace2(E::kCmdAncestry, "cmd_ancestry", "cmd_ancestry", {L("ancestry_strlist")}));
+  rows.push_back(
+      Trace2(E::kCmdName, "cmd_name", "cmd_name", {S("name_string"), S("hierarchy_string")}));
+  rows.push_back(Trace2(E::kCmdMode, "cmd_mode", "cmd_mode", {S("mode_string")}));
+  rows.push_back(Trace2(E::kAlias, "alias", "alias", {S("alias_string"), L("argv_strlist")}));
+  rows.push_back(Trace2(E::kChildStart, "child_start", "child_start",
+                        {U("child_id"), S("class_string"), S("hook_string"), S("cd_string"),
+                         U("flags"), L("argv_strlist")},
+                        {.range = RangeRole::kBegin}));
+  rows.push_back(Trace2(E::kChildExit, "child_exit", "child_exit",
+                        {U("child_id"), I("pid"), I("code"), D("elapsed")},
+                        {.range = RangeRole::kEnd, .start_type = E::kChildStart}));
+  rows.push_back(Trace2(E::kChildReady, "child_ready", "child_ready",
+                        {U("child_id"), I("pid"), U("ready"), D("elapsed")}));
+  rows.push_back(Trace2(E::kExec, "exec", "exec",
+                        {U("exec_id"), S("exe_string"), L("argv_strlist")},
+                        {.range = RangeRole::kBegin}));
+  rows.push_back(Trace2(E::kExecResult, "exec_result", "exec_result", {U("exec_id"), I("code")},
+                        {.range = RangeRole::kEnd, .start_type = E::kExec}));
+  rows.push_back(Trace2(E::kThreadStart, "thread_start", "thread_start", {S("name_string")},
+                        {.range = RangeRole::kBegin}));
+  rows.push_back(Trace2(E::kThreadExit, "thread_exit", "thread_exit", {},
+                        {.range = RangeRole::kEnd, .start_type = E::kThreadStart}));
+  rows.push_back(Trace2(E::kDefParam, "def_param", "def_param",
+                        {S("scope_string"), S("param_string"), S("value_string")}));
+  rows.push_back(Trace2(E::kDefRepo, "def_repo", "def_repo", {U("repo_id"), S("worktree_string")}));
+  rows.push_back(Trace2(E::kRegionEnter, "region_enter", "region_enter", {S("msg_string")},
+                        {.range = RangeRole::kBegin}));
+  rows.push_back(Trace2(E::kRegionLeave, "region_leave", "region_leave", {S("msg_string")},
+                        {.range = RangeRole::kEnd, .start_type = E::kRegionEnter}));
+  rows.push_back(Trace2(E::kData, "data", "data", {S("value_string")}));
+  rows.push_back(Trace2(E::kDataInt, "data_int", "data", {I("value")}));
+  rows.push_back(Trace2(E::kDataJson, "data_json", "data_json", {S("json_string")}));
+  rows.push_back(Trace2(E::kPrintf, "printf", "printf", {S("msg_string")}));
+  rows.push_back(Trace2(E::kThTimer, "th_timer", "th_timer",
+                        {U("intervals"), D("total"), D("min"), D("max")}));
+  rows.push_back(
+      Trace2(E::kTimer, "timer", "timer", {U("intervals"), D("total"), D("min"), D("max")}));
+  rows.push_back(Trace2(E::kThCounter, "th_counter", "th_counter", {U("value")}));
+  rows.push_back(Trace2(E::kCounter, "counter", "counter", {U("value")}));
+  rows.push_back(Row(E::kThreadStatus, "thread_status", "", {Dt, S("name_string"), T("start_time")},
+                     {.range = RangeRole::kActive, .start_type = E::kThreadStart}));
+  rows.push_back(Row(E::kRegionActive, "region_active", "",
+                     {Dt, SiteArg, S("msg_string"), T("enter_time")},
+                     {.range = RangeRole::kActive, .start_type = E::kRegionEnter}));
+  rows.push_back(Row(E::kStackRef, "stack_ref", "", {Dt, K("stack")}));
+  // Experimental events.
+  rows.push_back(Row(E::kExpMark, "exp_mark", "", {Dt}, kData));
   std::sort(table.rows.begin(), table.rows.end(), [](const EventSpec& a, const EventSpec& b) {
     return static_cast<uint8_t>(a.type) < static_cast<uint8_t>(b.type);
   });
