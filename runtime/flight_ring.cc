@@ -15,7 +15,8 @@ bool FlightRing::Init(size_t capacity) {
   void* memory = mmap(nullptr, capacity, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (memory == MAP_FAILED) return false;
-  if (slots_ == nullptr) slots_ = new Slot[kMaxGenerations];  // written before read: slots [first_, first_ + count_)
+  // Not value-initialized: a slot is written before it is read.
+  if (slots_ == nullptr) slots_ = new Slot[kMaxGenerations];
   memory_ = static_cast<uint8_t*>(memory);
   capacity_ = capacity;
   return true;

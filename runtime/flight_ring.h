@@ -59,10 +59,10 @@ class FlightRing {
 
   uint8_t* memory_ = nullptr;
   size_t capacity_ = 0;
-  size_t head_ = 0;  // where the byte after the newest generation is
+  size_t head_ = 0;        // where the byte after the newest generation is
   Slot* slots_ = nullptr;  // kMaxGenerations of them, allocated by Init (not every Session
                            // pays for 24 KiB of zeroed pages)
-  size_t first_ = 0;  // index of the oldest slot
+  size_t first_ = 0;       // index of the oldest slot
   size_t count_ = 0;
   size_t bytes_ = 0;
   uint64_t dropped_too_big_ = 0;

@@ -69,6 +69,19 @@ void EmitCounters(const TimerDefinition* defs, const uint64_t* values, const boo
   }
 }
 
+// The timer tables (null until the first definition) and how many timers and counters
+// they define, read together under timers_mu.
+struct DefinedFigures {
+  TimerTables* tables;
+  int timers;
+  int counters;
+};
+
+DefinedFigures Defined(Session& s) {
+  std::lock_guard<std::mutex> lock(s.timers_mu);
+  return {s.timer_tables.get(), s.num_timers, s.num_counters};
+}
+
 // Adds the calling thread's timers and counters to the process totals.
 void MergeThreadFigures(Session& s, ThreadState* ts) {
   std::lock_guard<std::mutex> lock(s.timers_mu);
@@ -93,17 +106,11 @@ void MergeThreadFigures(Session& s, ThreadState* ts) {
 // Emits the thread's own th_timer/th_counter events (git: before thread_exit, or for
 // main at atexit) and merges its figures into the process totals.
 void FinishThreadFigures(Session& s, ThreadState* ts) {
-  int timers, counters;
-  const TimerTables* tables;
-  {
-    std::lock_guard<std::mutex> lock(s.timers_mu);
-    tables = s.timer_tables.get();
-    timers = s.num_timers;
-    counters = s.num_counters;
-  }
-  if (tables == nullptr) return;  // nothing defined
-  EmitTimers(tables->timer_defs, ts->timers, timers, true, format::EventType::kThTimer);
-  EmitCounters(tables->counter_defs, ts->counters, ts->counter_used, counters, true,
+  const DefinedFigures defined = Defined(s);
+  if (defined.tables == nullptr) return;
+  EmitTimers(defined.tables->timer_defs, ts->timers, defined.timers, true,
+             format::EventType::kThTimer);
+  EmitCounters(defined.tables->counter_defs, ts->counters, ts->counter_used, defined.counters, true,
                format::EventType::kThCounter);
   MergeThreadFigures(s, ts);
 }
@@ -130,16 +137,13 @@ void AtExitHandler() {
     FinishThreadFigures(s, ts);
     DropOpenRegions();
   }
-  std::unique_lock<std::mutex> timers_lock(s.timers_mu);
-  if (const TimerTables* tables = s.timer_tables.get()) {
-    const int timers = s.num_timers, counters = s.num_counters;
-    timers_lock.unlock();
-    EmitTimers(tables->timer_defs, tables->timer_totals, timers, false,
+  const DefinedFigures defined = Defined(s);
+  if (defined.tables != nullptr) {
+    EmitTimers(defined.tables->timer_defs, defined.tables->timer_totals, defined.timers, false,
                format::EventType::kTimer);
-    EmitCounters(tables->counter_defs, tables->counter_totals, tables->counter_used, counters,
-                 false, format::EventType::kCounter);
-  } else {
-    timers_lock.unlock();
+    EmitCounters(defined.tables->counter_defs, defined.tables->counter_totals,
+                 defined.tables->counter_used, defined.counters, false,
+                 format::EventType::kCounter);
   }
   EmitInternal(format::EventType::kAtexit, nullptr, nullptr, {format::ZigzagEncode(ExitCode())});
   AdvanceGeneration(/*final=*/true);
@@ -362,8 +366,8 @@ int DefineTimer(const char* category, const char* name, bool per_thread) {
   std::lock_guard<std::mutex> lock(s.timers_mu);
   if (s.num_timers >= kMaxTimers) return -1;
   if (s.timer_tables == nullptr) s.timer_tables = std::make_unique<TimerTables>();
-  s.timer_tables->timer_defs[s.num_timers] = {category == nullptr ? "" : category, name == nullptr ? "" : name,
-                                per_thread};
+  s.timer_tables->timer_defs[s.num_timers] = {category == nullptr ? "" : category,
+                                              name == nullptr ? "" : name, per_thread};
   return s.num_timers++;
 }
 
@@ -373,7 +377,7 @@ int DefineCounter(const char* category, const char* name, bool per_thread) {
   if (s.num_counters >= kMaxCounters) return -1;
   if (s.timer_tables == nullptr) s.timer_tables = std::make_unique<TimerTables>();
   s.timer_tables->counter_defs[s.num_counters] = {category == nullptr ? "" : category,
-                                    name == nullptr ? "" : name, per_thread};
+                                                  name == nullptr ? "" : name, per_thread};
   return s.num_counters++;
 }
 

@@ -1,8 +1,8 @@
 #include "runtime/settings_file.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,8 +42,8 @@ constexpr absl::string_view kFileSettings[] = {
     "TRACEWIRE_FLIGHT_ON_ERROR",
 };
 
+// The system-wide settings file.
 TRACEWIRE_STARTUP_DATA char g_default_system_path[] = "/etc/tracewire.conf";
-static_assert(sizeof(g_default_system_path) == sizeof(kSystemSettingsPath));
 TRACEWIRE_STARTUP_DATA const char* g_system_path = g_default_system_path;
 TRACEWIRE_STARTUP_DATA char g_xdg_config_home_variable[] = "XDG_CONFIG_HOME";
 TRACEWIRE_STARTUP_DATA char g_home_variable[] = "HOME";

@@ -15,9 +15,6 @@
 
 namespace tracewire::runtime {
 
-// The system-wide settings file.
-inline constexpr char kSystemSettingsPath[] = "/etc/tracewire.conf";
-
 // Largest settings file read; the rest of a longer file is ignored with a warning.
 inline constexpr size_t kMaxSettingsFileSize = 64 * 1024;
 
@@ -52,7 +49,7 @@ const char* Setting(const char* name);
 tw_settings LoadSettings();
 
 // Tests only (not part of the API): reads the system settings from `path` instead of
-// kSystemSettingsPath. Must be called before the first Setting() of the process.
+// /etc/tracewire.conf. Must be called before the first Setting() of the process.
 void SetSystemSettingsPathForTesting(const char* path);
 
 }  // namespace tracewire::runtime

@@ -151,7 +151,7 @@ class Destination {
   // "dir/sid_last_component" (file per dump). Not zero-filled: its page is touched only when
   // it is set.
   char dump_prefix_[4096];
-  char label_[200] = {};         // how warnings name the destination
+  char label_[200] = {};  // how warnings name the destination
 };
 
 }  // namespace tracewire::runtime
