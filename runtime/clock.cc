@@ -9,15 +9,15 @@
 
 namespace tracewire::runtime {
 
-bool g_clock_is_tsc = false;
+TRACEWIRE_STARTUP_DATA bool g_clock_is_tsc = false;
 
 namespace {
 
-bool g_clock_source_chosen = false;
-bool g_clock_initialized = false;  // the calibration origin is set
-uint64_t g_origin_ticks = 0;
-uint64_t g_origin_mono = 0;
-int64_t g_last_utc_offset = 0;
+TRACEWIRE_STARTUP_DATA bool g_clock_source_chosen = false;
+TRACEWIRE_STARTUP_DATA bool g_clock_initialized = false;  // the calibration origin is set
+TRACEWIRE_STARTUP_DATA uint64_t g_origin_ticks = 0;
+TRACEWIRE_STARTUP_DATA uint64_t g_origin_mono = 0;
+TRACEWIRE_STARTUP_DATA int64_t g_last_utc_offset = 0;
 
 bool CpuHasInvariantTsc() {
   unsigned eax, ebx, ecx, edx;

@@ -36,7 +36,6 @@ TRACEWIRE_STARTUP_DATA StartInstant g_start;  // tw_initialize_clock() (or tw_in
 
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL,  SIGABRT,
                                  SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE};
-struct sigaction g_previous_actions[NSIG];
 
 // Writes one event of `type` with no file on the calling thread (a "target-internal" site,
 // as git's atexit/signal/timer/counter events have).
@@ -160,7 +159,10 @@ void ForkChild() {
 
 void FatalSignalHandler(int signo) {
   EmergencyFlush(signo);
-  sigaction(signo, &g_previous_actions[signo], nullptr);
+  // Only default dispositions are taken over: re-raise for the default action.
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  sigaction(signo, &default_action, nullptr);
   raise(signo);
 }
 
@@ -171,7 +173,6 @@ void InstallSignalHandlers() {
     // Only take over default dispositions: never replace a program's own handler or an
     // ignored signal.
     if (current.sa_handler != SIG_DFL || (current.sa_flags & SA_SIGINFO) != 0) continue;
-    g_previous_actions[signo] = current;
     struct sigaction action {};
     action.sa_handler = FatalSignalHandler;
     sigemptyset(&action.sa_mask);

@@ -16,13 +16,14 @@
 
 namespace tracewire::runtime {
 
-std::atomic<uint64_t> g_gen_word{kClosed};
-std::atomic<bool> g_need_fence{false};
-uint64_t g_stack_event_mask[4] = {};
+// The words every event reads, with the rest of the start-up data (see startup_path.h).
+TRACEWIRE_STARTUP_DATA std::atomic<uint64_t> g_gen_word{kClosed};
+TRACEWIRE_STARTUP_DATA std::atomic<bool> g_need_fence{false};
+TRACEWIRE_STARTUP_DATA uint64_t g_stack_event_mask[4] = {};
 
 constinit thread_local ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
-SiteRegistry* g_site_registry = nullptr;
+TRACEWIRE_STARTUP_DATA SiteRegistry* g_site_registry = nullptr;
 
 namespace {
 TRACEWIRE_STARTUP_DATA std::atomic<int> g_exit_code{0};

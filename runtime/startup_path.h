@@ -10,9 +10,9 @@
 // Marks a function definition as part of the start-up path (not for inline functions).
 #define TRACEWIRE_STARTUP_PATH __attribute__((section(".text.hot.tracewire_startup")))
 
-// The data the start-up path reads or writes, names it passes to getenv() included: in
-// .data, which a program's link ends with the libraries' data, next to where .bss starts.
-// That page is written at exec (the kernel zeroes the rest of it), so these cost no page
+// The data the start-up path (traced or not) reads or writes, names it passes to getenv()
+// included, and the few words every event reads: in .data, which a program's link ends
+// with the libraries' data, next to where .bss starts. That page is written at exec (the kernel zeroes the rest of it), so these cost no page
 // fault of their own, where .bss (zero pages, one fault each in a fresh process) and
 // .rodata (a fault per 64 KiB window the first time it is read) would each cost one.
 // For writable definitions only (string constants go in as char arrays).
