@@ -110,8 +110,9 @@ TRACEWIRE_STARTUP_PATH SettingsMap LoadFile(const char* path) {
   return map;
 }
 
-// Writes UserSettingsPath's result into `out` (`size` bytes); "" if it does not fit.
-TRACEWIRE_STARTUP_PATH void UserSettingsPathInto(const char* xdg_config_home, const char* home,
+// Writes UserSettingsPath's result into `out` (`size` bytes). False, with "" written, if
+// it does not fit.
+TRACEWIRE_STARTUP_PATH bool UserSettingsPathInto(const char* xdg_config_home, const char* home,
                                                  char* out, size_t size) {
   const char* base = nullptr;
   const char* suffix = nullptr;
@@ -123,12 +124,13 @@ TRACEWIRE_STARTUP_PATH void UserSettingsPathInto(const char* xdg_config_home, co
     suffix = g_home_suffix;
   }
   out[0] = '\0';
-  if (base == nullptr) return;
+  if (base == nullptr) return true;
   const size_t base_size = strlen(base);
   const size_t suffix_size = strlen(suffix);
-  if (base_size + suffix_size >= size) return;
+  if (base_size + suffix_size >= size) return false;
   memcpy(out, base, base_size);
   memcpy(out + base_size, suffix, suffix_size + 1);
+  return true;
 }
 
 // The two files, read once.
@@ -143,8 +145,7 @@ struct FileSettings {
     // The common path fits a small buffer; a PATH_MAX one would take the stack into a page
     // the process has not touched yet (a page fault on every start).
     char user_path[256];
-    UserSettingsPathInto(xdg_config_home, home, user_path, sizeof(user_path));
-    if (user_path[0] != '\0' || (xdg_config_home == nullptr && home == nullptr)) {
+    if (UserSettingsPathInto(xdg_config_home, home, user_path, sizeof(user_path))) {
       user = LoadFile(user_path);
     } else {
       user = LoadFile(UserSettingsPath(xdg_config_home, home).c_str());

@@ -134,6 +134,23 @@ TEST(SettingsFileTest, PrecedenceEnvironmentUserSystem) {
   EXPECT_EQ(WEXITSTATUS(status), 0) << "bit mask of wrong settings";
 }
 
+// A user file under a long path (beyond the start-up path's small buffer) is still read.
+TEST(SettingsFileTest, UserFileUnderALongPathIsRead) {
+  std::string xdg = MakeTempDir("long");
+  while (xdg.size() < 400) {
+    xdg += "/directory-name-making-the-path-long";
+    mkdir(xdg.c_str(), 0755);
+  }
+  mkdir((xdg + "/tracewire").c_str(), 0755);
+  Write(xdg + "/tracewire/config", "TRACEWIRE_APP_VERSION = deep\n");
+  const int status = RunInChild(ChildEnv({{"XDG_CONFIG_HOME", xdg}}), [] {
+    const tw_settings s = runtime::LoadSettings();
+    return s.app_version != nullptr && std::string(s.app_version) == "deep" ? 0 : 1;
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
 // An operator switches tracing on with the system file alone; a bad line warns once and
 // the program runs on.
 TEST(SettingsFileTest, SystemFileEnablesTracingAndBadLinesWarnOnce) {
