@@ -13,6 +13,9 @@ inline constexpr int kExitUsage = 2;
 // Spans an OTLP receiver did not accept (--otlp-endpoint): unreachable, refused, timed out,
 // dropped from a full queue or rejected; what was not delivered is reported on stderr.
 inline constexpr int kExitNotDelivered = 3;
+// Files of a directory input could not be read (each is named on stderr) and were skipped;
+// every other file was read, and the output holds all of their events.
+inline constexpr int kExitSkipped = 4;
 
 }  // namespace tracewire::tools
 

@@ -1,6 +1,7 @@
 #include "tools/cli/trace_input.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <iterator>
@@ -101,9 +102,16 @@ absl::StatusOr<std::unique_ptr<TraceInput>> TraceInput::Open(
   uint64_t total = 0;
   bool total_known = true;
   std::vector<std::unique_ptr<reader::Reader>> readers;
+  input->skipped_files_.assign(input->files_.size(), false);
   for (size_t i = 0; i < input->files_.size(); ++i) {
     absl::StatusOr<std::unique_ptr<reader::ByteSource>> source = input->Reopen(i);
-    if (!source.ok()) return source.status();
+    if (!source.ok()) {
+      if (!directory) return source.status();
+      // One file that cannot be opened does not hide the others.
+      input->skipped_.push_back(SkippedFile{input->files_[i], source.status(), 0});
+      input->skipped_files_[i] = true;
+      continue;
+    }
     const std::optional<uint64_t> size = (*source)->Size();
     if (size.has_value()) {
       total += *size;
@@ -113,6 +121,7 @@ absl::StatusOr<std::unique_ptr<TraceInput>> TraceInput::Open(
     auto reader = std::make_unique<reader::Reader>(
         std::make_unique<CountingSource>(std::move(*source), input->bytes_read_), options);
     input->readers_.push_back(reader.get());
+    input->reader_files_.push_back(i);
     readers.push_back(std::move(reader));
   }
   if (total_known) input->total_bytes_ = total;
@@ -150,15 +159,55 @@ absl::StatusOr<const reader::Event*> TraceInput::Next() {
     return event;
   }
   if (tree_ == nullptr) {
+    reader::ProcessTreeOptions tree_options;
+    tree_options.skip_failed_inputs = true;  // pending_ holds the files of a directory
     absl::StatusOr<std::unique_ptr<reader::ProcessTreeReader>> tree =
-        reader::ProcessTreeReader::Create(std::move(pending_));
+        reader::ProcessTreeReader::Create(std::move(pending_), tree_options);
     if (!tree.ok()) {
       readers_.clear();  // Create destroyed them
       return tree.status();
     }
     tree_ = std::move(*tree);
   }
-  return tree_->Next();
+  absl::StatusOr<const reader::Event*> event = tree_->Next();
+  if (tree_->skipped().size() != tree_skipped_seen_) CollectSkipped();
+  return event;
+}
+
+void TraceInput::CollectSkipped() {
+  const std::vector<reader::SkippedInput>& skipped = tree_->skipped();
+  for (; tree_skipped_seen_ < skipped.size(); ++tree_skipped_seen_) {
+    const reader::SkippedInput& input = skipped[tree_skipped_seen_];
+    const size_t file = reader_files_[input.input];
+    skipped_files_[file] = true;
+    skipped_.push_back(SkippedFile{files_[file], input.status, input.events_delivered});
+  }
+}
+
+std::vector<SkippedFile> TraceInput::SkippedFiles() const { return skipped_; }
+
+bool TraceInput::skipped(size_t index) const {
+  return index < skipped_files_.size() && skipped_files_[index];
+}
+
+bool ReportSkippedFiles(absl::string_view command, const TraceInput& input) {
+  const std::vector<SkippedFile> skipped = input.SkippedFiles();
+  for (const SkippedFile& file : skipped) {
+    if (file.events_delivered == 0) {
+      std::fprintf(stderr, "tracewire %s: skipped a file: %s\n", std::string(command).c_str(),
+                   std::string(file.status.message()).c_str());
+    } else {
+      std::fprintf(stderr, "tracewire %s: skipped the rest of a file after %llu events: %s\n",
+                   std::string(command).c_str(),
+                   static_cast<unsigned long long>(file.events_delivered),
+                   std::string(file.status.message()).c_str());
+    }
+  }
+  if (!skipped.empty()) {
+    std::fprintf(stderr, "tracewire %s: %zu of %zu files could not be read; the others were read\n",
+                 std::string(command).c_str(), skipped.size(), input.files().size());
+  }
+  return !skipped.empty();
 }
 
 absl::StatusOr<uint64_t> TraceInput::SkipEvents(uint64_t max) {
@@ -182,7 +231,7 @@ std::vector<std::pair<std::string, reader::LossReport>> TraceInput::LossReports(
   std::vector<std::pair<std::string, reader::LossReport>> reports;
   for (size_t i = 0; i < readers_.size(); ++i) {
     if (!readers_[i]->loss_report().clean()) {
-      reports.emplace_back(files_[i], readers_[i]->loss_report());
+      reports.emplace_back(files_[reader_files_[i]], readers_[i]->loss_report());
     }
   }
   return reports;
@@ -203,6 +252,7 @@ size_t TraceInput::num_processes() const {
 
 void TraceInput::CloseReaders() {
   closed_processes_ = num_processes();
+  if (tree_ != nullptr) CollectSkipped();
   readers_.clear();
   tree_.reset();
   pending_.clear();

@@ -29,14 +29,25 @@ bool IsIoError(const absl::Status& status);
 // file in it whose name does not start with '.', in name order (NotFound if there is none).
 absl::StatusOr<std::vector<std::string>> TraceFilesOf(const std::string& path);
 
+// A file of a directory input that could not be read to its end: it could not be opened,
+// or its reader failed (an empty, truncated or foreign file, or damage outside salvage
+// mode). The other files were read.
+struct SkippedFile {
+  std::string file;
+  absl::Status status;            // why; the message names the file
+  uint64_t events_delivered = 0;  // its events delivered before the error
+};
+
 // One trace argument (FILE, DIR or -) read as a single stream of events.
 class TraceInput {
  public:
   // Opens `path`: "-" is stdin, a directory is read as every regular file in it whose name
   // does not start with '.', in name order (side by side, through a FileSourcePool, so
   // that any number of files stays under the descriptor limit; options.count_only is not
-  // used for a directory, whose merge needs the events' times). Fails (I/O errors) if the path
-  // cannot be opened or a directory holds no file. With `keep_stdin`, stdin is read into memory
+  // used for a directory, whose merge needs the events' times). A file of a directory that
+  // cannot be opened or read is skipped at its error (SkippedFiles()), and the others are
+  // read to their ends. Fails (I/O errors) if the path cannot be opened or a directory holds
+  // no file. With `keep_stdin`, stdin is read into memory
   // first so that Reopen() works for it too.
   //
   // With `parallel` (jobs >= 2), generations are decoded on that many worker threads
@@ -69,6 +80,12 @@ class TraceInput {
   // returned nullptr), with the file name.
   std::vector<std::pair<std::string, reader::LossReport>> LossReports() const;
 
+  // The files of a directory input skipped so far (complete once Next() returned nullptr),
+  // in the order they failed. Kept by CloseReaders().
+  std::vector<SkippedFile> SkippedFiles() const;
+  // True if input file `index` was skipped at an error.
+  bool skipped(size_t index) const;
+
   // Generations whose events were all delivered so far, over every input file.
   uint64_t generations() const;
 
@@ -86,6 +103,8 @@ class TraceInput {
   TraceInput() = default;
   // Records the process of an event or block delivered from the single file.
   void NoteSid(absl::string_view sid);
+  // Adds the merge's newly skipped inputs to skipped_.
+  void CollectSkipped();
 
   std::vector<std::string> files_;
   std::shared_ptr<uint64_t> bytes_read_ = std::make_shared<uint64_t>(0);
@@ -97,10 +116,18 @@ class TraceInput {
   std::vector<std::unique_ptr<reader::Reader>> pending_;  // directory, before merging
   std::unique_ptr<reader::ProcessTreeReader> tree_;       // directory, merging
   std::vector<const reader::Reader*> readers_;            // every reader, input order
+  std::vector<size_t> reader_files_;                      // readers_[i] reads files_[reader_files_[i]]
+  std::vector<SkippedFile> skipped_;                      // directory: files skipped
+  std::vector<bool> skipped_files_;                       // by index into files_
+  size_t tree_skipped_seen_ = 0;                          // tree_->skipped() in skipped_
   std::vector<std::string> sids_;                         // single file: sids seen
   uint64_t noted_generation_ = 0;           // single file: the generation whose sid was noted
   std::optional<size_t> closed_processes_;  // num_processes() when the readers were closed
 };
+
+// Prints one line per skipped file of `input` on stderr ("tracewire COMMAND: skipped ...");
+// returns true if any file was skipped (the command then exits with kExitSkipped).
+bool ReportSkippedFiles(absl::string_view command, const TraceInput& input);
 
 }  // namespace tracewire::tools
 

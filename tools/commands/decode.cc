@@ -183,8 +183,10 @@ int Decode(const DecodeOptions& options) {
     return delivered ? kExitInvalid : kExitNotDelivered;
   }
   if (!delivered) return kExitNotDelivered;
-  if (options.salvage && ReportLosses(**input)) return kExitInvalid;
-  return kExitOk;
+  const bool lost = options.salvage && ReportLosses(**input);
+  const bool skipped = ReportSkippedFiles("decode", **input);
+  if (lost) return kExitInvalid;
+  return skipped ? kExitSkipped : kExitOk;
 }
 
 }  // namespace tracewire::tools

@@ -47,6 +47,10 @@ int Report(const std::string& input_path, const std::string& output_path) {
   if (!trace_error.ok()) {
     options.warning = absl::StrCat("The trace is damaged; this report shows the events before ",
                                    "the damage. ", trace_error.message());
+  } else if (const std::vector<SkippedFile> skipped = (*input)->SkippedFiles(); !skipped.empty()) {
+    options.warning = absl::StrCat(skipped.size(), " of ", (*input)->files().size(),
+                                   " trace files could not be read and are not shown:");
+    for (const SkippedFile& file : skipped) absl::StrAppend(&options.warning, " ", file.status.message(), ".");
   }
   absl::StatusOr<std::unique_ptr<OutputFile>> output = OutputFile::Open(output_path);
   if (!output.ok()) {
@@ -62,7 +66,7 @@ int Report(const std::string& input_path, const std::string& output_path) {
     PrintError(trace_error);
     return IsIoError(trace_error) ? kExitUsage : kExitInvalid;
   }
-  return kExitOk;
+  return ReportSkippedFiles("report", **input) ? kExitSkipped : kExitOk;
 }
 
 }  // namespace tracewire::tools

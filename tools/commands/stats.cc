@@ -80,16 +80,25 @@ int Stats(const std::string& input_path, size_t top, int jobs) {
   (*input)->CloseReaders();
   // Second pass over the frames: generation sizes and compression.
   for (size_t i = 0; i < (*input)->files().size(); ++i) {
+    // A skipped file (reported below) counts with the generations framed before its error.
+    const bool skipped = (*input)->skipped(i);
     absl::StatusOr<std::unique_ptr<reader::ByteSource>> source = (*input)->Reopen(i);
-    if (!source.ok()) return Fail(source.status());
+    if (!source.ok()) {
+      if (skipped) continue;
+      return Fail(source.status());
+    }
     reader::FrameReader frames(source->get());
     if (absl::StatusOr<uint32_t> version = frames.ReadHeader(); !version.ok()) {
+      if (skipped) continue;
       return Fail(version.status());
     }
     reader::RawGeneration generation;
     while (true) {
       absl::StatusOr<bool> more = frames.Next(&generation);
-      if (!more.ok()) return Fail(more.status());
+      if (!more.ok()) {
+        if (skipped) break;
+        return Fail(more.status());
+      }
       if (!*more) break;
       stats.AddGeneration(generation);
     }
@@ -98,7 +107,8 @@ int Stats(const std::string& input_path, size_t top, int jobs) {
   stats.SetInput((*input)->bytes_read(), (*input)->files().size(), (*input)->num_processes());
   const std::string report = stats.Render(input_path, top);
   std::fwrite(report.data(), 1, report.size(), stdout);
-  return std::fflush(stdout) == 0 ? kExitOk : kExitUsage;
+  if (std::fflush(stdout) != 0) return kExitUsage;
+  return ReportSkippedFiles("stats", **input) ? kExitSkipped : kExitOk;
 }
 
 }  // namespace tracewire::tools

@@ -55,6 +55,16 @@ int Validate(const std::string& input_path, int jobs) {
     progress.Report((*input)->bytes_read(), (*input)->total_bytes(), events);
   }
   progress.Finish();
+  if (ReportSkippedFiles("validate", **input)) {
+    const size_t skipped = (*input)->SkippedFiles().size();
+    std::printf(
+        "%s: invalid: %zu of %zu files could not be read; the others hold %llu events, %llu "
+        "generations, %zu processes\n",
+        input_path.c_str(), skipped, (*input)->files().size(),
+        static_cast<unsigned long long>(events),
+        static_cast<unsigned long long>((*input)->generations()), (*input)->num_processes());
+    return kExitSkipped;
+  }
   std::printf("%s: valid: %llu events, %llu generations, %zu processes\n", input_path.c_str(),
               static_cast<unsigned long long>(events),
               static_cast<unsigned long long>((*input)->generations()), (*input)->num_processes());
