@@ -117,8 +117,14 @@ class GenerationStacks {
           frame.func = String(frames[i].func_string);
           frame.file = String(frames[i].file_string);
           frame.line = frames[i].line;
-          symbolizer_.Symbolize(&frame);
-          absl::StrAppendFormat(out, "      #%-2d %s\n", i, reader::FrameText(frame));
+          // A frame in inlined code is its inline chain: the inlined functions first.
+          chain_.clear();
+          symbolizer_.Symbolize(frame, &chain_);
+          for (size_t k = 0; k < chain_.size(); ++k) {
+            absl::StrAppendFormat(out, "      #%-2d %s%s\n", i,
+                                  k + 1 < chain_.size() ? "[inlined] " : "",
+                                  reader::FrameText(chain_[k]));
+          }
         }
       }
     }
@@ -142,6 +148,7 @@ class GenerationStacks {
   std::vector<RawModule> modules_;
   std::vector<std::pair<uint64_t, std::vector<format::StackFrame>>> stacks_;
   reader::FrameSymbolizer symbolizer_;  // its cache outlives the generation
+  std::vector<reader::SymbolFrame> chain_;  // one frame symbolized
 };
 
 // Dumps one frame (already decoded as `frame`) and its body; a compressed generation is
