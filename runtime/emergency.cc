@@ -88,6 +88,11 @@ void WriteBuffers(Session& s, const BufferList& list) {
 
 void EmergencyFlush(int signo) {
   Session& s = GetSession();
+  // A child forked by a traced process shares the parent's buffers (copies) and its trace
+  // descriptor until the fork handler closes tracing: a signal it gets before then (or
+  // after) must not write the parent's data, which the parent writes itself. getpid(2) is
+  // async-signal-safe and asks the kernel (no cached value a fork could leave stale).
+  if (s.forked_child || getpid() != static_cast<pid_t>(s.pid)) return;
   if (s.emergency.exchange(true)) return;
   ThreadState* self = t_state;
   RecordSignal(s, self, signo);
