@@ -30,29 +30,30 @@ constexpr char kHelp[] =
     "directory (one per process, as TRACEWIRE=<dir> writes them) and merges their events\n"
     "by wall time.\n"
     "\n"
-    "Flags:\n"
+    "Flags (--brief, --git_exact, --nesting, --evt and --stacks set options of some\n"
+    "formats only; given with another format, they are a usage error):\n"
     "  --format=F   output format: event (default), perf, normal, chrome (Chrome Trace\n"
     "               Event JSON for Perfetto, DevTools and speedscope) or otlp\n"
     "               (OTLP/JSON lines, one ExportTraceServiceRequest per process)\n"
     "  --follow     follow a FILE that is still being written (like tail -f): write\n"
     "               each generation's events as soon as it is complete; stop on\n"
     "               SIGINT or SIGTERM\n"
-    "  --brief      brief mode: no time and file:line prefixes (EVENT keeps \"time\" on\n"
-    "               version and atexit), like GIT_TRACE2_*_BRIEF\n"
+    "  --brief      event, perf, normal: brief mode, no time and file:line prefixes\n"
+    "               (EVENT keeps \"time\" on version and atexit), like GIT_TRACE2_*_BRIEF\n"
     "  --git_exact  event, perf, normal: git's exact output. git writes atexit, signal,\n"
     "               timer, th_timer, counter and th_counter from its own code and prints\n"
     "               its own source position for them (trace2/tr2_tgt_perf.c:580); with\n"
     "               --git_exact they get those positions too, otherwise they show no\n"
     "               file:line\n"
-    "  --nesting=N  EVENT: omit region_enter/region_leave/data/data_json nested deeper\n"
+    "  --nesting=N  event: omit region_enter/region_leave/data/data_json nested deeper\n"
     "               than N (default 2, git's GIT_TRACE2_EVENT_NESTING default)\n"
-    "  --evt=V      EVENT: the format version (\"evt\") to write, 1 to 4 (default 4),\n"
+    "  --evt=V      event: the format version (\"evt\") to write, 1 to 4 (default 4),\n"
     "               with the events and keys git wrote in that version: 1 (git\n"
     "               2.22-2.23) has no too_many_files, cmd_ancestry, child_ready,\n"
     "               def_param scope, timers or counters; 2 (2.24-2.33) adds\n"
     "               too_many_files; 3 (2.34-2.46) adds the rest; only 4 (2.47+)\n"
     "               writes printf events\n"
-    "  --stacks     EVENT: add a \"stack\" array to events recorded with a stack\n"
+    "  --stacks     event: add a \"stack\" array to events recorded with a stack\n"
     "               (TRACEWIRE_STACKS): each frame's pc, function, source file and\n"
     "               line, module and offset, symbolized from the modules' symbol and\n"
     "               DWARF line tables when this machine has their files (not a git key)\n"
@@ -93,6 +94,9 @@ int RunDecodeCommand(const Command& command, const CommandLine& line) {
   if (!options.otlp.endpoint.empty()) {
     if (!line.Has("format")) options.format = "otlp";
     if (options.format != "otlp") return UsageError(command, "--otlp-endpoint needs --format=otlp");
+  }
+  if (const absl::Status applies = CheckFormatterFlagsApply(line, options.format); !applies.ok()) {
+    return UsageError(command, applies.message());
   }
   options.jobs = absl::GetFlag(FLAGS_jobs);
   if (options.jobs < 0) return UsageError(command, "--jobs must be >= 0");

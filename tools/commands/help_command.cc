@@ -13,6 +13,7 @@ namespace {
 // The help of `tracewire help`.
 constexpr char kHelp[] =
     "usage: tracewire help [COMMAND]\n"
+    "       tracewire COMMAND --help\n"
     "\n"
     "Shows the help of COMMAND (the same as `tracewire COMMAND --help`), or the list\n"
     "of commands.\n";

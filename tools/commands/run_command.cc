@@ -27,7 +27,8 @@ constexpr char kHelp[] =
     "Flags:\n"
     "  --format=F   perf (default, git's PERF columns), normal or event\n"
     "  --brief      brief mode: no time and file:line prefixes\n"
-    "  --nesting=N  EVENT: omit regions and data nested deeper than N (default 2)\n"
+    "  --nesting=N  event only (a usage error with perf and normal): omit regions and\n"
+    "               data nested deeper than N (default 2)\n"
     "  -o FILE      write the events to FILE instead of stderr\n"
     "  --out=DIR    also keep the traces in DIR (one file per process), for\n"
     "               `tracewire decode DIR` or `tracewire report DIR` later\n"
@@ -61,6 +62,9 @@ int RunRunCommand(const Command& command, const CommandLine& line) {
   absl::StatusOr<targets::FormatterOptions> formatter = FormatterOptionsFromFlags();
   if (!formatter.ok()) return UsageError(command, formatter.status().message());
   options.formatter = *formatter;
+  if (const absl::Status applies = CheckFormatterFlagsApply(line, options.format); !applies.ok()) {
+    return UsageError(command, applies.message());
+  }
   options.output = absl::GetFlag(FLAGS_o);
   options.trace_dir = absl::GetFlag(FLAGS_out);
   options.command = line.positional;
