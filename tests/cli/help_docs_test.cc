@@ -1,9 +1,9 @@
 // The command list (tools/commands/command_list.h), the help it prints and docs/cli.md
-// agree: every command is in `tracewire help` and in the docs' synopses; every flag a
-// command accepts is in its help and in its docs synopsis; the docs' synopses name no flag
-// the command does not accept and spell every flag as the help's synopsis does
-// (`--evt=1|2|3|4`); the docs' table of which formats each formatter flag applies to is the
-// command's own table.
+// agree: every command is in `tracewire help`, in the docs' list of commands and in their
+// synopses; every flag a command accepts is in its help and in its docs synopsis; the
+// docs' synopses name no flag the command does not accept and spell every flag as the
+// help's synopsis does (`--evt=1|2|3|4`); the docs' table of which formats each formatter
+// flag applies to is the command's own table.
 #include <map>
 #include <regex>
 #include <set>
@@ -141,6 +141,8 @@ bool MentionsFlag(absl::string_view help, const std::string& name) {
 
 TEST(HelpDocsTest, EveryCommandIsInTheListAndInTheDocsSynopses) {
   const std::string list = GlobalUsage(Commands());
+  // The docs' own list of commands, at the top.
+  const std::string docs_list = DocsBlockAfter("# The `tracewire` command\n");
   const auto docs = DocsSynopses();
   for (const Command* command : Commands()) {
     SCOPED_TRACE(command->name);
@@ -148,6 +150,7 @@ TEST(HelpDocsTest, EveryCommandIsInTheListAndInTheDocsSynopses) {
     EXPECT_TRUE(absl::StartsWith(command->help, absl::StrCat("usage: tracewire ", command->name)));
     EXPECT_FALSE(command->summary.empty());
     EXPECT_TRUE(docs.contains(std::string(command->name)));
+    EXPECT_THAT(docs_list, HasSubstr(absl::StrCat("\n  ", command->name, " ")));
   }
 }
 
