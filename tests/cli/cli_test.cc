@@ -405,6 +405,60 @@ TEST(UsageTest, ErrorsExitWithTwo) {
   EXPECT_THAT(unknown.err, HasSubstr("usage: tracewire decode"));
 }
 
+// A formatter flag given with a format it does nothing for is a usage error naming both,
+// before anything is read or written.
+TEST(UsageTest, FlagsThatDoNothingForTheFormatAreErrors) {
+  const struct {
+    std::vector<std::string> args;
+    std::string message;
+  } cases[] = {
+      {{"decode", "--format=perf", "--nesting=3"},
+       "tracewire decode: --nesting does not apply to --format=perf (only to event)\n"},
+      {{"decode", "--format=normal", "--evt=3"},
+       "tracewire decode: --evt does not apply to --format=normal (only to event)\n"},
+      {{"decode", "--format=chrome", "--stacks"},
+       "tracewire decode: --stacks does not apply to --format=chrome (only to event)\n"},
+      {{"decode", "--format=otlp", "--brief"},
+       "tracewire decode: --brief does not apply to --format=otlp (only to event, perf and "
+       "normal)\n"},
+      {{"decode", "--format=chrome", "--git-exact"},
+       "tracewire decode: --git_exact does not apply to --format=chrome (only to event, perf "
+       "and normal)\n"},
+      {{"decode", "--format=perf", "--nobrief", "--stacks=false"},
+       "tracewire decode: --stacks does not apply to --format=perf (only to event)\n"},
+      // --otlp-endpoint selects the otlp format.
+      {{"decode", "--otlp-endpoint=http://127.0.0.1:1", "--git_exact"},
+       "tracewire decode: --git_exact does not apply to --format=otlp (only to event, perf "
+       "and normal)\n"},
+      // run's default format is perf.
+      {{"run", "--nesting=3", "--", "/bin/sh", "-c", "exit 5"},
+       "tracewire run: --nesting does not apply to --format=perf (only to event)\n"},
+      {{"run", "--format=normal", "--nesting=3", "/bin/sh", "-c", "exit 5"},
+       "tracewire run: --nesting does not apply to --format=normal (only to event)\n"},
+  };
+  const std::string out = NewTempDir("inapplicable") + "/out";
+  for (const auto& c : cases) {
+    std::vector<std::string> argv = {Tracewire()};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    if (c.args[0] == "decode") argv.insert(argv.end(), {ImportedTrace(), "-o", out});
+    SCOPED_TRACE(absl::StrJoin(c.args, " "));
+    const CommandResult r = RunCommand(argv);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_THAT(r.err, StartsWith(c.message + "usage: tracewire " + c.args[0] + " "));
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(ReadFile(out), "");
+  }
+  // Where they apply, they are taken (--brief and --git_exact by every git format).
+  for (const char* format : kFormats) {
+    const CommandResult r = RunCommand({Tracewire(), "decode", absl::StrCat("--format=", format),
+                                        "--brief", "--git_exact", ImportedTrace()});
+    EXPECT_EQ(r.exit_code, 0) << format << ": " << r.err;
+  }
+  const CommandResult run = RunCommand({Tracewire(), "run", "--format=event", "--nesting=3",
+                                        "--", "/bin/sh", "-c", "exit 5"});
+  EXPECT_EQ(run.exit_code, 5) << run.err;
+}
+
 TEST(UsageTest, HelpForEveryCommand) {
   for (const char* command : {"decode", "validate", "dump", "stats", "import", "help"}) {
     SCOPED_TRACE(command);

@@ -134,6 +134,24 @@ TEST_F(SkippedFilesTest, StatsAndReportShowTheHealthyFiles) {
   EXPECT_TRUE(absl::StrContains(page, "testtool")) << page.size();
 }
 
+TEST_F(SkippedFilesTest, DumpListsEveryHealthyFile) {
+  const CommandResult clean = RunCommand({Tracewire(), "dump", healthy_});
+  ASSERT_EQ(clean.exit_code, 0) << clean.err;
+  const CommandResult mixed = RunCommand({Tracewire(), "dump", mixed_});
+  EXPECT_EQ(mixed.exit_code, kExitSkipped) << mixed.err;
+  // Every record line of the healthy files is there (the header lines name other paths).
+  for (const std::string& line : Lines(clean.out)) {
+    if (line.rfind("== ", 0) == 0) continue;
+    EXPECT_TRUE(absl::StrContains(mixed.out, line)) << line;
+  }
+  // dump checks framing only: the empty file lists nothing, and is no error.
+  EXPECT_TRUE(absl::StrContains(mixed.err, "3 of 6 files could not be read; the others were read"))
+      << mixed.err;
+  for (const char* name : {"b-truncated-header", "c-foreign", "d-unreadable"}) {
+    EXPECT_EQ(CountLines(mixed.err, name), 1) << name << "\n" << mixed.err;
+  }
+}
+
 TEST_F(SkippedFilesTest, AFileDamagedAfterItsFirstEventsKeepsThoseEvents) {
   // A long trace in small generations, its tail overwritten with garbage.
   const std::string dir = NewTempDir("damaged");

@@ -9,11 +9,15 @@
 
 namespace tracewire::tools {
 
-absl::StatusOr<CommandLine> ParseCommandLine(absl::Span<const std::string> args,
-                                             absl::Span<const absl::string_view> allowed) {
+absl::StatusOr<CommandLine> ParseCommandLine(
+    absl::Span<const std::string> args, absl::Span<const absl::CommandLineFlag* const> allowed) {
   CommandLine result;
-  auto is_allowed = [&](absl::string_view name) {
-    return std::find(allowed.begin(), allowed.end(), name) != allowed.end();
+  // The flag named `name` if it is allowed, as the handle that sets its value.
+  auto find_allowed = [&](absl::string_view name) -> absl::CommandLineFlag* {
+    const bool is_allowed =
+        std::any_of(allowed.begin(), allowed.end(),
+                    [&](const absl::CommandLineFlag* flag) { return flag->Name() == name; });
+    return is_allowed ? absl::FindCommandLineFlag(name) : nullptr;
   };
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -42,13 +46,12 @@ absl::StatusOr<CommandLine> ParseCommandLine(absl::Span<const std::string> args,
     std::replace(name_buffer.begin(), name_buffer.end(), '-', '_');
     absl::string_view name = name_buffer;
     if (name.empty()) return absl::InvalidArgumentError(absl::StrCat("malformed flag '", arg, "'"));
-    absl::CommandLineFlag* flag = is_allowed(name) ? absl::FindCommandLineFlag(name) : nullptr;
+    absl::CommandLineFlag* flag = find_allowed(name);
     std::string bool_value;
     if (flag == nullptr && !has_value && absl::StartsWith(name, "no")) {
       // --noNAME for a bool flag.
       absl::string_view positive = name.substr(2);
-      absl::CommandLineFlag* negated =
-          is_allowed(positive) ? absl::FindCommandLineFlag(positive) : nullptr;
+      absl::CommandLineFlag* negated = find_allowed(positive);
       if (negated != nullptr && negated->IsOfType<bool>()) {
         flag = negated;
         name = positive;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/flags/commandlineflag.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -34,11 +35,11 @@ struct CommandLine {
 // Parses `args` (the words after the subcommand name). Accepted forms: --name=value,
 // --name value, -name=value and -name value; for bool flags --name, --noname and
 // --name=true|false. '-' in a flag name stands for '_' (--otlp-endpoint is --otlp_endpoint).
-// "--" ends the flags. Every flag must be in `allowed`; its value is
-// parsed by the absl flag itself (absl::CommandLineFlag::ParseFrom) and stored in it.
-// Errors are InvalidArgument with a message for the user.
-absl::StatusOr<CommandLine> ParseCommandLine(absl::Span<const std::string> args,
-                                             absl::Span<const absl::string_view> allowed);
+// "--" ends the flags. Every flag must be one of `allowed`; its value is parsed by the absl
+// flag itself (absl::CommandLineFlag::ParseFrom) and stored in it. Errors are
+// InvalidArgument with a message for the user.
+absl::StatusOr<CommandLine> ParseCommandLine(
+    absl::Span<const std::string> args, absl::Span<const absl::CommandLineFlag* const> allowed);
 
 }  // namespace tracewire::tools
 

@@ -1,0 +1,123 @@
+#include "tools/commands/decode_command.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/flags/flag.h"
+#include "tools/cli/usage.h"
+#include "tools/commands/decode.h"
+#include "tools/commands/formatter_flags.h"
+#include "tools/commands/otlp_flags.h"
+#include "tools/commands/shared_flags.h"
+
+ABSL_FLAG(bool, follow, false, "decode: follow a growing FILE until SIGINT/SIGTERM");
+ABSL_FLAG(bool, salvage, false, "decode: skip damaged generations and report the loss");
+
+namespace tracewire::tools {
+namespace {
+
+// The help of `tracewire decode`.
+constexpr char kHelp[] =
+    "usage: tracewire decode [--format=event|perf|normal|chrome|otlp] [--brief] [--git_exact]\n"
+    "                        [--nesting=N] [--evt=1|2|3|4] [--stacks] [--salvage] [--follow]\n"
+    "                        [--jobs=N] FILE|DIR|- [-o OUT]\n"
+    "       tracewire decode [--format=otlp] --otlp-endpoint=URL [--otlp-header=NAME=VALUE]...\n"
+    "                        [--otlp-timeout=D] [--otlp-retry-time=D] FILE|DIR|- [-o OUT]\n"
+    "\n"
+    "Decodes a trace into one of git's Trace2 formats: EVENT (JSON lines), PERF\n"
+    "(columns) or NORMAL (plain text), or exports it as Chrome Trace Event JSON or\n"
+    "OTLP/JSON. FILE is a trace file, - reads stdin, and DIR reads every trace file of a\n"
+    "directory (one per process, as TRACEWIRE=<dir> writes them) and merges their events\n"
+    "by wall time.\n"
+    "\n"
+    "Flags (--brief, --git_exact, --nesting, --evt and --stacks set options of some\n"
+    "formats only; given with another format, they are a usage error):\n"
+    "  --format=F   output format: event (default), perf, normal, chrome (Chrome Trace\n"
+    "               Event JSON for Perfetto, DevTools and speedscope) or otlp\n"
+    "               (OTLP/JSON lines, one ExportTraceServiceRequest per process)\n"
+    "  --follow     follow a FILE that is still being written (like tail -f): write\n"
+    "               each generation's events as soon as it is complete; stop on\n"
+    "               SIGINT or SIGTERM\n"
+    "  --brief      event, perf, normal: brief mode, no time and file:line prefixes\n"
+    "               (EVENT keeps \"time\" on version and atexit), like GIT_TRACE2_*_BRIEF\n"
+    "  --git_exact  event, perf, normal: git's exact output. git writes atexit, signal,\n"
+    "               timer, th_timer, counter and th_counter from its own code and prints\n"
+    "               its own source position for them (trace2/tr2_tgt_perf.c:580); with\n"
+    "               --git_exact they get those positions too, otherwise they show no\n"
+    "               file:line\n"
+    "  --nesting=N  event: omit region_enter/region_leave/data/data_json nested deeper\n"
+    "               than N (default 2, git's GIT_TRACE2_EVENT_NESTING default)\n"
+    "  --evt=V      event: the format version (\"evt\") to write, 1 to 4 (default 4),\n"
+    "               with the events and keys git wrote in that version: 1 (git\n"
+    "               2.22-2.23) has no too_many_files, cmd_ancestry, child_ready,\n"
+    "               def_param scope, timers or counters; 2 (2.24-2.33) adds\n"
+    "               too_many_files; 3 (2.34-2.46) adds the rest; only 4 (2.47+)\n"
+    "               writes printf events\n"
+    "  --stacks     event: add a \"stack\" array to events recorded with a stack\n"
+    "               (TRACEWIRE_STACKS): each frame's pc, function, source file and\n"
+    "               line, module and offset, symbolized from the modules' symbol and\n"
+    "               DWARF line tables when this machine has their files (not a git key)\n"
+    "  --salvage    do not stop at damage: decode every complete generation that\n"
+    "               validates, skip the others, and report the loss on stderr\n"
+    "  --jobs=N     decode generations on N threads (default 0: one per core; 1:\n"
+    "               serial); the output is the same for every N\n"
+    "  -o OUT       write to OUT instead of stdout\n"
+    "  --otlp-endpoint=URL   send the OTLP requests to an OpenTelemetry Collector:\n"
+    "               POST URL/v1/traces (OTLP/HTTP, JSON), e.g. http://localhost:4318;\n"
+    "               implies --format=otlp; nothing goes to stdout unless -o is given\n"
+    "  --otlp-header=NAME=VALUE   a header of every request (repeatable), e.g.\n"
+    "               --otlp-header='Authorization=Bearer TOKEN'\n"
+    "  --otlp-timeout=D     time limit of one attempt (default 10s)\n"
+    "  --otlp-retry-time=D  time limit of one request with its retries (default 60s);\n"
+    "               429, 502, 503, 504 and connection failures are retried after\n"
+    "               Retry-After or an exponential backoff\n"
+    "\n"
+    "Exit codes: 0 success; 1 invalid trace (everything before the error is written),\n"
+    "or data lost with --salvage; 2 usage or I/O error; 3 spans the OTLP receiver did\n"
+    "not accept (stderr says how many and why).\n";
+
+int RunDecodeCommand(const Command& command, const CommandLine& line) {
+  if (line.positional.size() != 1) return UsageError(command, "expects one FILE, DIR or -");
+  DecodeOptions options;
+  options.input = line.positional[0];
+  options.output = absl::GetFlag(FLAGS_o);
+  // The format name is checked by targets::MakeFormatter (so formats it gains appear here).
+  options.format = absl::GetFlag(FLAGS_format);
+  absl::StatusOr<targets::FormatterOptions> formatter = FormatterOptionsFromFlags();
+  if (!formatter.ok()) return UsageError(command, formatter.status().message());
+  options.formatter = *formatter;
+  options.salvage = absl::GetFlag(FLAGS_salvage);
+  options.follow = absl::GetFlag(FLAGS_follow);
+  absl::StatusOr<OtlpHttpOptions> otlp = OtlpOptionsFromFlags(line);
+  if (!otlp.ok()) return UsageError(command, otlp.status().message());
+  options.otlp = *std::move(otlp);
+  if (!options.otlp.endpoint.empty()) {
+    if (!line.Has("format")) options.format = "otlp";
+    if (options.format != "otlp") return UsageError(command, "--otlp-endpoint needs --format=otlp");
+  }
+  if (const absl::Status applies = CheckFormatterFlagsApply(line, options.format); !applies.ok()) {
+    return UsageError(command, applies.message());
+  }
+  options.jobs = absl::GetFlag(FLAGS_jobs);
+  if (options.jobs < 0) return UsageError(command, "--jobs must be >= 0");
+  return Decode(options);
+}
+
+}  // namespace
+
+const Command& DecodeCommand() {
+  static const Command* const command = new Command{
+      .name = "decode",
+      .summary = "render a trace as git's Trace2 EVENT/PERF/NORMAL, Chrome JSON or OTLP",
+      .help = kHelp,
+      .flags = {FlagOf(FLAGS_format), FlagOf(FLAGS_brief), FlagOf(FLAGS_git_exact),
+                FlagOf(FLAGS_nesting), FlagOf(FLAGS_evt), FlagOf(FLAGS_stacks),
+                FlagOf(FLAGS_salvage), FlagOf(FLAGS_follow), FlagOf(FLAGS_o), FlagOf(FLAGS_jobs),
+                FlagOf(FLAGS_otlp_endpoint), FlagOf(FLAGS_otlp_header), FlagOf(FLAGS_otlp_timeout),
+                FlagOf(FLAGS_otlp_retry_time)},
+      .run = RunDecodeCommand,
+  };
+  return *command;
+}
+
+}  // namespace tracewire::tools

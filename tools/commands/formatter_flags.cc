@@ -1,0 +1,80 @@
+#include "tools/commands/formatter_flags.h"
+
+#include <algorithm>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+ABSL_FLAG(std::string, format, "event",
+          "decode: output format (event, perf, normal, chrome, otlp); run: perf, normal, event "
+          "(default perf)");
+ABSL_FLAG(bool, brief, false, "decode, run: brief mode (no time and file:line prefixes)");
+ABSL_FLAG(bool, git_exact, false,
+          "decode: git's own file:line on the events git writes from its own code");
+ABSL_FLAG(int, nesting, 2, "decode, run: EVENT nesting limit for regions and data");
+ABSL_FLAG(int, evt, 4, "decode: EVENT format version, 1 to 4 (git's \"evt\")");
+ABSL_FLAG(bool, stacks, false,
+          "decode: EVENT: add the symbolized \"stack\" of events that have one");
+
+namespace tracewire::tools {
+namespace {
+
+// "a", "a and b", "a, b and c".
+std::string JoinWithAnd(absl::Span<const absl::string_view> words) {
+  if (words.size() < 2) return absl::StrJoin(words, "");
+  return absl::StrCat(absl::StrJoin(words.first(words.size() - 1), ", "), " and ", words.back());
+}
+
+}  // namespace
+
+absl::Span<const absl::string_view> FormatNames() {
+  static constexpr absl::string_view kNames[] = {"event", "perf", "normal", "chrome", "otlp"};
+  return kNames;
+}
+
+absl::Span<const FormatterFlag> FormatterFlags() {
+  // What each formatter of reader/targets reads of targets::FormatterOptions: the git
+  // targets (EventTarget, PerfTarget, NormalTarget) have a brief mode and git's own source
+  // positions; nesting, version and stacks are EVENT's; chrome and otlp read no option.
+  static const std::vector<FormatterFlag>* const kFlags = new std::vector<FormatterFlag>{
+      {"brief", {"event", "perf", "normal"}},
+      {"git_exact", {"event", "perf", "normal"}},
+      {"nesting", {"event"}},
+      {"evt", {"event"}},
+      {"stacks", {"event"}},
+  };
+  return *kFlags;
+}
+
+absl::StatusOr<targets::FormatterOptions> FormatterOptionsFromFlags() {
+  targets::FormatterOptions options;
+  options.brief = absl::GetFlag(FLAGS_brief);
+  options.git_exact = absl::GetFlag(FLAGS_git_exact);
+  options.event_nesting = absl::GetFlag(FLAGS_nesting);
+  if (options.event_nesting < 1) return absl::InvalidArgumentError("--nesting must be >= 1");
+  options.event_version = absl::GetFlag(FLAGS_evt);
+  if (options.event_version < targets::kMinEventVersion ||
+      options.event_version > targets::kMaxEventVersion) {
+    return absl::InvalidArgumentError("--evt must be 1, 2, 3 or 4");
+  }
+  options.event_stacks = absl::GetFlag(FLAGS_stacks);
+  return options;
+}
+
+absl::Status CheckFormatterFlagsApply(const CommandLine& line, absl::string_view format) {
+  const absl::Span<const absl::string_view> names = FormatNames();
+  if (std::find(names.begin(), names.end(), format) == names.end()) return absl::OkStatus();
+  for (const FormatterFlag& flag : FormatterFlags()) {
+    if (!line.Has(flag.flag)) continue;
+    if (std::find(flag.formats.begin(), flag.formats.end(), format) != flag.formats.end()) {
+      continue;
+    }
+    return absl::InvalidArgumentError(absl::StrCat("--", flag.flag,
+                                                   " does not apply to --format=", format,
+                                                   " (only to ", JoinWithAnd(flag.formats), ")"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tracewire::tools

@@ -1,0 +1,65 @@
+#include "tools/commands/import_command.h"
+
+#include <cstdint>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "tools/cli/usage.h"
+#include "tools/commands/import.h"
+#include "tools/commands/shared_flags.h"
+
+ABSL_FLAG(std::string, from, "", "import: input format (trace2-event)");
+ABSL_FLAG(int64_t, utc_offset, 0, "import: local time minus UTC in seconds");
+ABSL_FLAG(bool, compress, false, "import: zstd-compress every generation");
+
+namespace tracewire::tools {
+namespace {
+
+// The help of `tracewire import`.
+constexpr char kHelp[] =
+    "usage: tracewire import --from=trace2-event [--utc_offset=SECONDS] [--compress]\n"
+    "                        IN|- -o OUT\n"
+    "\n"
+    "Converts the output of GIT_TRACE2_EVENT (non-brief, with every region: set\n"
+    "GIT_TRACE2_EVENT_NESTING above the deepest nesting) into a tracewire trace.\n"
+    "Several processes may be interleaved in IN; their generations keep the order of\n"
+    "the lines. `tracewire decode --nesting=N --evt=E OUT` reproduces every line with\n"
+    "the same keys, order and values, and times within 2 microseconds.\n"
+    "\n"
+    "Flags:\n"
+    "  --from=FORMAT       input format; only trace2-event (required)\n"
+    "  --utc_offset=SECS   local time minus UTC for the NORMAL and PERF formats\n"
+    "                      (default 0: the EVENT stream only has UTC)\n"
+    "  --compress          write every generation zstd-compressed\n"
+    "  -o OUT              the trace file to write (required; - for stdout)\n"
+    "\n"
+    "Exit codes: 0 success; 1 invalid input (the message names the line); 2 usage or\n"
+    "I/O error.\n";
+
+int RunImportCommand(const Command& command, const CommandLine& line) {
+  if (line.positional.size() != 1) return UsageError(command, "expects one input file or -");
+  if (absl::GetFlag(FLAGS_from) != "trace2-event") {
+    return UsageError(command, "--from=trace2-event is required (the only input format)");
+  }
+  if (!line.Has("o")) return UsageError(command, "-o OUT is required");
+  ImportOptions options;
+  options.utc_offset_sec = absl::GetFlag(FLAGS_utc_offset);
+  options.compress = absl::GetFlag(FLAGS_compress);
+  return Import(line.positional[0], absl::GetFlag(FLAGS_o), options);
+}
+
+}  // namespace
+
+const Command& ImportCommand() {
+  static const Command* const command = new Command{
+      .name = "import",
+      .summary = "convert a git Trace2 EVENT stream into a tracewire trace",
+      .help = kHelp,
+      .flags = {FlagOf(FLAGS_from), FlagOf(FLAGS_utc_offset), FlagOf(FLAGS_compress),
+                FlagOf(FLAGS_o)},
+      .run = RunImportCommand,
+  };
+  return *command;
+}
+
+}  // namespace tracewire::tools
