@@ -12,7 +12,6 @@
 #include <mutex>
 
 #include "absl/strings/string_view.h"
-#include "format/byte_size.h"
 #include "runtime/generation_writer.h"
 #include "runtime/recorder.h"
 #include "runtime/session.h"
@@ -54,11 +53,6 @@ bool WriteEntry(Session& s, const FlightRing::Entry& entry) {
 }
 
 }  // namespace
-
-uint64_t ParseFlightSize(const char* value) {
-  if (value == nullptr) return 0;
-  return format::ParseByteSize(value, uint64_t{1} << 40).value_or(0);
-}
 
 int ParseFlightSignal(const char* value) {
   if (value == nullptr) return 0;
