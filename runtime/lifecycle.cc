@@ -240,11 +240,16 @@ TRACEWIRE_STARTUP_PATH int Initialize(const tw_settings& settings, const char* f
             static_cast<unsigned long long>(settings.flight_recorder_bytes));
     return -1;
   }
+  const std::string header = format::EncodeFileHeader(
+      format::kFormatVersion,
+      s.flight_ring.enabled() ? format::kFileFlagFlightRecorderDump : uint32_t{0});
+  memcpy(s.file_header, header.data(), std::min(header.size(), sizeof(s.file_header)));
   bool too_many_files = false;
   s.write_timeout_ms =
       settings.write_timeout_ms > 0 ? settings.write_timeout_ms : Destination::kDefaultTimeoutMs;
-  if (const OpenResult opened =
-          s.destination.Open(*target, own, settings.max_files, &too_many_files, s.write_timeout_ms);
+  if (const OpenResult opened = s.destination.Open(
+          *target, own, settings.max_files, &too_many_files, s.write_timeout_ms,
+          absl::string_view(reinterpret_cast<const char*>(s.file_header), sizeof(s.file_header)));
       !opened.ok()) {
     // As git does, a destination that cannot be opened is silent unless asked; one that
     // did not answer in time (a FIFO nobody reads, a listener that never accepts) warns.
@@ -257,10 +262,6 @@ TRACEWIRE_STARTUP_PATH int Initialize(const tw_settings& settings, const char* f
     }
     return -1;
   }
-  const std::string header = format::EncodeFileHeader(
-      format::kFormatVersion,
-      s.flight_ring.enabled() ? format::kFileFlagFlightRecorderDump : uint32_t{0});
-  memcpy(s.file_header, header.data(), std::min(header.size(), sizeof(s.file_header)));
   setenv("TRACEWIRE_PARENT_SID", s.sid.c_str(), 1);
 
   s.compress = settings.compress != 0;
