@@ -148,8 +148,15 @@ std::string ProgramPath() {
   return absl::StrCat(srcdir, "/", workspace, "/tests/runtime/fault_program");
 }
 
+double NowUs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
 // Starts fault_program --forever traced into `dir` with `settings`, kills it with SIGKILL
-// after `delay_us` microseconds and reaps it. True if the kill ended it.
+// after `delay_us` microseconds (or, with delay_us < 0, once a file appears in `dir`) and
+// reaps it. True if the kill ended it.
 bool RunAndKill(const std::string& dir, const std::map<std::string, std::string>& settings,
                 const std::vector<std::string>& args, int delay_us) {
   const std::string program = ProgramPath();
@@ -173,8 +180,16 @@ bool RunAndKill(const std::string& dir, const std::map<std::string, std::string>
     execv(program.c_str(), argv.data());
     _exit(127);
   }
-  const timespec delay = {0, static_cast<long>(delay_us) * 1000};
-  nanosleep(&delay, nullptr);
+  if (delay_us >= 0) {
+    const timespec delay = {delay_us / 1000000, static_cast<long>(delay_us % 1000000) * 1000};
+    nanosleep(&delay, nullptr);
+  } else {
+    const double give_up = NowUs() + 30e6;
+    while (ListDir(dir).empty() && NowUs() < give_up) {
+      const timespec step = {0, 100 * 1000};
+      nanosleep(&step, nullptr);
+    }
+  }
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
@@ -195,7 +210,19 @@ TEST(KilledProcessTest, LeavesNoEmptyOrHeaderlessTraceFile) {
   const unsigned seed = static_cast<unsigned>(time(nullptr));
   SCOPED_TRACE(absl::StrCat("random seed ", seed));
   std::mt19937 random(seed);
-  std::uniform_int_distribution<int> delay_us(0, 5000);
+  // How long a traced start takes to create its file here (much longer under a sanitizer):
+  // the kills spread over 0-5 ms, or twice that time if longer.
+  int creation_times_us[3];
+  for (int& creation_us : creation_times_us) {
+    const std::string calibration = MakeTempDir("calibration");
+    const double start = NowUs();
+    RunAndKill(calibration, {}, {"--forever"}, /*delay_us=*/-1);
+    creation_us = static_cast<int>(NowUs() - start);
+  }
+  std::sort(std::begin(creation_times_us), std::end(creation_times_us));
+  const int creation_us = creation_times_us[1];  // the median
+  SCOPED_TRACE(absl::StrCat("a file is created ", creation_us, " us after the start"));
+  std::uniform_int_distribution<int> delay_us(0, std::max(5000, 2 * creation_us));
   constexpr int kRuns = 150;
   int killed = 0;
   for (int run = 0; run < kRuns; ++run) {
@@ -226,8 +253,8 @@ TEST(KilledProcessTest, LeavesNoEmptyOrHeaderlessTraceFile) {
   }
   EXPECT_GT(traces, 0) << "no run lived long enough to create its file";
   if (HasTmpfile(dir)) EXPECT_EQ(temporary, 0);
-  printf("%d runs, %d killed, %d trace files, %d temporary names\n", kRuns, killed, traces,
-         temporary);
+  printf("%d runs, %d killed, %d trace files, %d temporary names (file created after %d us)\n",
+         kRuns, killed, traces, temporary, creation_us);
 }
 
 }  // namespace
