@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -59,25 +60,35 @@ void CloseKeepingErrno(int fd) {
   errno = saved;
 }
 
-// Creates the file under a hidden temporary name in the directory made of the first
-// `directory_size` bytes of `directory` (which ends with '/'), holding the header.
-bool CreateWithTemporaryName(const char* directory, size_t directory_size, UnnamedFile* file) {
+// Writes `file`'s temporary path, DIRECTORY/.tracewire-PID-N.tmp, into `out`. False
+// (errno ENAMETOOLONG) if it does not fit.
+bool TemporaryPath(const UnnamedFile& file, char* out, size_t capacity) {
   constexpr char kPrefix[] = ".tracewire-";
   constexpr char kSuffix[] = ".tmp";
+  const size_t directory_size = strlen(file.directory);
+  const bool slash = directory_size > 0 && file.directory[directory_size - 1] == '/';
+  size_t length = 0;
+  out[0] = '\0';
+  if (!Append(out, capacity, &length, file.directory, directory_size) ||
+      (!slash && !Append(out, capacity, &length, "/", 1)) ||
+      !Append(out, capacity, &length, kPrefix, sizeof(kPrefix) - 1) ||
+      !AppendNumber(out, capacity, &length, static_cast<unsigned long long>(getpid())) ||
+      !Append(out, capacity, &length, "-", 1) ||
+      !AppendNumber(out, capacity, &length, file.temporary_number) ||
+      !Append(out, capacity, &length, kSuffix, sizeof(kSuffix) - 1)) {
+    errno = ENAMETOOLONG;
+    return false;
+  }
+  return true;
+}
+
+// Creates the file under a hidden temporary name in its directory, holding the header.
+// Not inlined: its path buffer stays off the stack of the common path.
+__attribute__((noinline)) bool CreateWithTemporaryName(UnnamedFile* file) {
+  char path[PATH_MAX];
   for (int attempt = 0; attempt < 100; ++attempt) {
-    char* path = file->temporary_path;
-    const size_t capacity = sizeof(file->temporary_path);
-    size_t length = 0;
-    path[0] = '\0';
-    if (!Append(path, capacity, &length, directory, directory_size) ||
-        !Append(path, capacity, &length, kPrefix, sizeof(kPrefix) - 1) ||
-        !AppendNumber(path, capacity, &length, static_cast<unsigned long long>(getpid())) ||
-        !Append(path, capacity, &length, "-", 1) ||
-        !AppendNumber(path, capacity, &length, g_temporary_names.fetch_add(1)) ||
-        !Append(path, capacity, &length, kSuffix, sizeof(kSuffix) - 1)) {
-      errno = ENAMETOOLONG;
-      return false;
-    }
+    file->temporary_number = g_temporary_names.fetch_add(1);
+    if (!TemporaryPath(*file, path, sizeof(path))) return false;
     int fd;
     do {
       fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0666);
@@ -101,13 +112,33 @@ bool CreateWithTemporaryName(const char* directory, size_t directory_size, Unnam
   return false;
 }
 
-// The length of `path`'s directory part, its last '/' included (0 if it has none).
-size_t DirectoryPartSize(const char* path) {
-  const char* slash = strrchr(path, '/');
-  return slash == nullptr ? 0 : static_cast<size_t>(slash - path) + 1;
+// Renames the temporarily named file to `path`, never replacing an entry there.
+__attribute__((noinline)) bool RenameTemporary(UnnamedFile* file, const char* path) {
+  char temporary[PATH_MAX];
+  if (!TemporaryPath(*file, temporary, sizeof(temporary))) return false;
+  // renameat2(RENAME_NOREPLACE) fails on an existing entry instead of replacing it.
+  if (renameat2(AT_FDCWD, temporary, AT_FDCWD, path, RENAME_NOREPLACE) == 0) {
+    file->has_temporary_name = false;
+    return true;
+  }
+  if (errno == EEXIST) return false;
+  // No RENAME_NOREPLACE on this filesystem: a hard link, which never replaces either.
+  if (link(temporary, path) != 0) return false;
+  const int saved = errno;
+  unlink(temporary);
+  errno = saved;
+  file->has_temporary_name = false;
+  return true;
 }
 
-// Links the unnamed (O_TMPFILE) file->fd as `path`: 0, or an errno value.
+__attribute__((noinline)) void RemoveTemporary(const UnnamedFile& file) {
+  char temporary[PATH_MAX];
+  const int saved = errno;
+  if (TemporaryPath(file, temporary, sizeof(temporary))) unlink(temporary);
+  errno = saved;
+}
+
+// Links the unnamed (O_TMPFILE) file.fd as `path`: 0, or an errno value.
 int LinkUnnamed(const UnnamedFile& file, const char* path) {
   char proc_path[40];
   size_t length = 0;
@@ -128,6 +159,7 @@ int LinkUnnamed(const UnnamedFile& file, const char* path) {
 bool CreateUnnamedFile(const char* directory, const void* header, size_t header_size,
                        UnnamedFile* file) {
   file->fd = -1;
+  file->directory = directory;
   file->header = header;
   file->header_size = header_size;
   file->has_temporary_name = false;
@@ -142,19 +174,7 @@ bool CreateUnnamedFile(const char* directory, const void* header, size_t header_
   if (fd < 0) {
     // No O_TMPFILE on this filesystem (EOPNOTSUPP) or kernel (EISDIR, EINVAL).
     if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) return false;
-    const size_t size = strlen(directory);
-    if (size == 0 || directory[size - 1] == '/') {
-      return CreateWithTemporaryName(directory, size, file);
-    }
-    char with_slash[PATH_MAX];
-    size_t length = 0;
-    with_slash[0] = '\0';
-    if (!Append(with_slash, sizeof(with_slash), &length, directory, size) ||
-        !Append(with_slash, sizeof(with_slash), &length, "/", 1)) {
-      errno = ENAMETOOLONG;
-      return false;
-    }
-    return CreateWithTemporaryName(with_slash, length, file);
+    return CreateWithTemporaryName(file);
   }
   if (!WriteAll(fd, header, header_size)) {
     CloseKeepingErrno(fd);
@@ -176,30 +196,16 @@ bool NameFile(UnnamedFile* file, const char* path) {
     // temporary name.
     CloseKeepingErrno(file->fd);
     file->fd = -1;
-    if (!CreateWithTemporaryName(path, DirectoryPartSize(path), file)) return false;
+    if (!CreateWithTemporaryName(file)) return false;
   }
-  // renameat2(RENAME_NOREPLACE) fails on an existing entry instead of replacing it.
-  if (renameat2(AT_FDCWD, file->temporary_path, AT_FDCWD, path, RENAME_NOREPLACE) == 0) {
-    file->has_temporary_name = false;
-    return true;
-  }
-  if (errno == EEXIST) return false;
-  // No RENAME_NOREPLACE on this filesystem: a hard link, which never replaces either.
-  if (link(file->temporary_path, path) != 0) return false;
-  const int saved = errno;
-  unlink(file->temporary_path);
-  errno = saved;
-  file->has_temporary_name = false;
-  return true;
+  return RenameTemporary(file, path);
 }
 
 void DiscardUnnamedFile(UnnamedFile* file) {
   if (file->fd >= 0) CloseKeepingErrno(file->fd);
   file->fd = -1;
   if (file->has_temporary_name) {
-    const int saved = errno;
-    unlink(file->temporary_path);
-    errno = saved;
+    RemoveTemporary(*file);
     file->has_temporary_name = false;
   }
 }
