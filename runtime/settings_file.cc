@@ -144,7 +144,7 @@ TRACEWIRE_STARTUP_PATH bool UserSettingsPathInto(const char* xdg_config_home, co
 struct FileSettings {
   SettingsMap user;
   SettingsMap system;
-  std::string user_path;  // kept only if the user file set something
+  std::string user_path;  // for warnings: set if the user file set something (or is long)
   TRACEWIRE_STARTUP_PATH FileSettings() {
     system = LoadFile(g_system_path);
     // secure_getenv: a set-user-ID program does not read a file its caller chose.
