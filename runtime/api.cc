@@ -126,9 +126,14 @@ TRACEWIRE_STARTUP_PATH void tw_initialize_fl(const char* file, int line) {
   // Tracing off (no TRACEWIRE in the environment or the settings files) is the common
   // case: then the other settings, which only a traced process uses, are not looked up.
   tw_settings settings{};
-  settings.target = Setting(g_target_variable);
-  if (settings.target != nullptr && *settings.target != '\0') settings = LoadSettings();
-  Initialize(settings, file, line, /*from_environment=*/true);
+  const SettingValue target = LookupSetting(g_target_variable);
+  settings.target = target.value;
+  if (settings.target != nullptr && *settings.target != '\0' && !Initialized()) {
+    bool refused = false;
+    settings = LoadSettings(&refused);
+    if (refused) settings.target = nullptr;  // a setting turned tracing off (it warned)
+  }
+  Initialize(settings, file, line, target.source);
 }
 
 int tw_initialize_with_fl(const char* file, int line, const struct tw_settings* settings) {
@@ -136,7 +141,10 @@ int tw_initialize_with_fl(const char* file, int line, const struct tw_settings* 
   tw_settings effective = *settings;
   // The program's own version, else the one the environment gives it.
   if (effective.app_version == nullptr) effective.app_version = getenv("TRACEWIRE_APP_VERSION");
-  return Initialize(effective, file, line, /*from_environment=*/false);
+  SettingSource program;
+  program.kind = SettingSource::Kind::kProgram;
+  program.name = "target";
+  return Initialize(effective, file, line, program);
 }
 
 int tw_is_enabled(void) { return TW_ENABLED(); }

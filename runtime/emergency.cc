@@ -120,7 +120,9 @@ void EmergencyFlush(int signo) {
   const uint64_t gen = s.filling.gen;
   if (!flight) {
     s.destination.BeginGeneration();
-    s.destination.Write(s.file_header, sizeof(s.file_header));
+    if (!s.destination.TakeHeaderInPlace()) {
+      s.destination.Write(s.file_header, sizeof(s.file_header));
+    }
   }
   WriteBuffers(s, s.filling.buffers);
   if (registry) {

@@ -12,7 +12,6 @@
 #include <mutex>
 
 #include "absl/strings/string_view.h"
-#include "format/byte_size.h"
 #include "runtime/generation_writer.h"
 #include "runtime/recorder.h"
 #include "runtime/session.h"
@@ -54,11 +53,6 @@ bool WriteEntry(Session& s, const FlightRing::Entry& entry) {
 }
 
 }  // namespace
-
-uint64_t ParseFlightSize(const char* value) {
-  if (value == nullptr) return 0;
-  return format::ParseByteSize(value, uint64_t{1} << 40).value_or(0);
-}
 
 int ParseFlightSignal(const char* value) {
   if (value == nullptr) return 0;
@@ -145,9 +139,15 @@ void NoteErrorForFlightRecorder() {
 
 bool BeginFlightDumpLocked(Session& s) {
   const uint64_t number = s.flight_dumps.fetch_add(1) + 1;
-  if (s.destination.file_per_dump() && !s.destination.OpenDumpFile(number)) return false;
+  if (s.destination.file_per_dump() &&
+      !s.destination.OpenDumpFile(number, s.file_header, sizeof(s.file_header))) {
+    return false;
+  }
   s.destination.BeginGeneration();
-  if (!s.destination.Write(s.file_header, sizeof(s.file_header))) return false;
+  if (!s.destination.TakeHeaderInPlace() &&
+      !s.destination.Write(s.file_header, sizeof(s.file_header))) {
+    return false;
+  }
   // A file per dump holds every kept generation; a stream (file, fd, socket) receives each
   // generation at most once, so that several dumps appended to one stream read as one
   // trace (with gaps).

@@ -12,9 +12,6 @@ namespace tracewire::runtime {
 
 struct Session;
 
-// Parses a flight-recorder size: bytes with an optional K, M or G suffix (powers of
-// 1024). 0 for anything else.
-uint64_t ParseFlightSize(const char* value);
 // Parses TRACEWIRE_FLIGHT_SIGNAL: "USR1" or "USR2" (with or without "SIG", any case) or
 // their numbers; 0 for anything else.
 int ParseFlightSignal(const char* value);

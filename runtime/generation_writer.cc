@@ -33,6 +33,9 @@ bool GenerationWriter::Deliver(GenerationFrames* frames, const uint8_t* file_hea
   bool ok = destination.ok();
   if (ok) {
     destination.BeginGeneration();
+    // A directory target's file was created holding the file header: its first generation
+    // follows it directly.
+    if (destination.TakeHeaderInPlace()) file_header_size = 0;
     if (destination.is_datagram()) {
       ok = WriteDatagrams(*frames, file_header, file_header_size, destination);
     } else if (compress && Compress(*frames)) {

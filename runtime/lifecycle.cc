@@ -20,8 +20,10 @@
 #include "runtime/emit.h"
 #include "runtime/flight_recorder.h"
 #include "runtime/session.h"
+#include "runtime/setting_checks.h"
 #include "runtime/settings_file.h"
 #include "runtime/sid.h"
+#include "runtime/stack_events.h"
 #include "runtime/startup_path.h"
 #include "runtime/text.h"
 
@@ -184,7 +186,7 @@ void InstallSignalHandlers() {
 }  // namespace
 
 TRACEWIRE_STARTUP_PATH int Initialize(const tw_settings& settings, const char* file, int line,
-                                      bool from_environment) {
+                                      const SettingSource& target_source) {
   if (!g_start_time_set) {
     g_start = ReadStartInstant();
     g_start_time_set = true;
@@ -197,20 +199,25 @@ TRACEWIRE_STARTUP_PATH int Initialize(const tw_settings& settings, const char* f
   const char* value = settings.target;
   const std::optional<TargetSpec> target = ParseTarget(value);
   if (!target.has_value()) {
-    fprintf(stderr, "warning: tracewire: unknown value for '%s': '%s'\n",
-            from_environment ? "TRACEWIRE" : "target", value);
+    WarnBadSetting(target_source, value, /*fallback=*/"");
     return -1;
   }
   if (target->kind == TargetSpec::Kind::kDisabled) return -1;
   if (IsTerminalTarget(*target)) {
     // Once per process tree: the children of a warned process stay quiet.
     if (getenv(kTerminalWarnedVariable) == nullptr) {
-      fputs(TerminalTargetWarning(from_environment ? "TRACEWIRE" : "target", value).c_str(),
-            stderr);
+      const std::string name = target_source.kind == SettingSource::Kind::kProgram
+                                   ? std::string("tw_settings.target")
+                                   : std::string(target_source.name);
+      fputs(TerminalTargetWarning(name, value).c_str(), stderr);
       setenv(kTerminalWarnedVariable, "1", 1);
     }
     return -1;
   }
+  // The settings a program passes are checked here, once; those of the environment and the
+  // settings files were checked as they were read (LoadSettings).
+  if (target_source.kind == SettingSource::Kind::kProgram) CheckProgramSettings(settings);
+  CheckClockSetting();
 
   // Tracing is on from here (unless the destination fails): the clock's calibration origin
   // is taken and the Session is allocated now.
@@ -228,58 +235,39 @@ TRACEWIRE_STARTUP_PATH int Initialize(const tw_settings& settings, const char* f
 
   if (settings.generation_ms != 0) s.generation_ms = settings.generation_ms;
   if (settings.generation_bytes != 0) s.generation_bytes = settings.generation_bytes;
-  if (from_environment) {
-    // A flight recorder asked for but misspelt must not stream everything to the target.
-    const char* flight = getenv("TRACEWIRE_FLIGHT_RECORDER");
-    if (flight != nullptr && *flight != '\0' && settings.flight_recorder_bytes == 0) {
-      fprintf(stderr, "warning: tracewire: unknown value for 'TRACEWIRE_FLIGHT_RECORDER': '%s'\n",
-              flight);
-      return -1;
-    }
-    const char* signal_name = getenv("TRACEWIRE_FLIGHT_SIGNAL");
-    if (signal_name != nullptr && *signal_name != '\0' && settings.flight_signal == 0) {
-      fprintf(stderr, "warning: tracewire: unknown value for 'TRACEWIRE_FLIGHT_SIGNAL': '%s'\n",
-              signal_name);
-    }
-  }
   if (!ConfigureFlightRecorder(s, settings)) {
     fprintf(stderr, "warning: tracewire: could not map the flight recorder's %llu bytes\n",
             static_cast<unsigned long long>(settings.flight_recorder_bytes));
-    return -1;
-  }
-  bool too_many_files = false;
-  s.write_timeout_ms =
-      settings.write_timeout_ms > 0 ? settings.write_timeout_ms : Destination::kDefaultTimeoutMs;
-  if (const OpenResult opened =
-          s.destination.Open(*target, own, settings.max_files, &too_many_files, s.write_timeout_ms);
-      !opened.ok()) {
-    // As git does, a destination that cannot be opened is silent unless asked; one that
-    // did not answer in time (a FIFO nobody reads, a listener that never accepts) warns.
-    const char* debug = Setting("TRACEWIRE_DST_DEBUG");
-    if (opened.timed_out()) {
-      fprintf(stderr, "warning: tracewire: %s; tracing is off\n", opened.message().c_str());
-    } else if (debug != nullptr && atoi(debug) > 0) {
-      fprintf(stderr, "warning: tracewire: could not open '%s': %s\n", value,
-              opened.message().c_str());
-    }
     return -1;
   }
   const std::string header = format::EncodeFileHeader(
       format::kFormatVersion,
       s.flight_ring.enabled() ? format::kFileFlagFlightRecorderDump : uint32_t{0});
   memcpy(s.file_header, header.data(), std::min(header.size(), sizeof(s.file_header)));
+  bool too_many_files = false;
+  s.write_timeout_ms =
+      settings.write_timeout_ms > 0 ? settings.write_timeout_ms : Destination::kDefaultTimeoutMs;
+  if (const OpenResult opened = s.destination.Open(
+          *target, own, settings.max_files, &too_many_files, s.write_timeout_ms,
+          absl::string_view(reinterpret_cast<const char*>(s.file_header), sizeof(s.file_header)));
+      !opened.ok()) {
+    // As git does, a destination that cannot be opened is silent unless asked; one that
+    // did not answer in time (a FIFO nobody reads, a listener that never accepts) warns.
+    const bool debug = CheckedDestinationDebug(LookupSetting("TRACEWIRE_DST_DEBUG"));
+    if (opened.timed_out()) {
+      fprintf(stderr, "warning: tracewire: %s; tracing is off\n", opened.message().c_str());
+    } else if (debug) {
+      fprintf(stderr, "warning: tracewire: could not open '%s': %s\n", value,
+              opened.message().c_str());
+    }
+    return -1;
+  }
   setenv("TRACEWIRE_PARENT_SID", s.sid.c_str(), 1);
 
   s.compress = settings.compress != 0;
   s.redact = settings.no_redact == 0;
   if (settings.stack_events != nullptr) {
-    for (absl::string_view name : SplitByChar(settings.stack_events, ',', /*skip_empty=*/true)) {
-      const format::EventSpec* spec = format::LookupSpecByName(StripAsciiWhitespace(name));
-      if (spec != nullptr && spec->timed) {
-        const unsigned t = static_cast<unsigned>(spec->type);
-        g_stack_event_mask[t >> 6] |= uint64_t{1} << (t & 63);
-      }
-    }
+    AddStackEvents(settings.stack_events, g_stack_event_mask, /*unknown=*/nullptr);
     void* warm[1];
     backtrace(warm, 1);  // loads the unwinder now, not inside an event
   }
@@ -381,6 +369,8 @@ int DefineCounter(const char* category, const char* name, bool per_thread) {
                                                   name == nullptr ? "" : name, per_thread};
   return s.num_counters++;
 }
+
+bool Initialized() { return g_initialized; }
 
 TRACEWIRE_STARTUP_PATH void MarkStartTime() {
   if (g_start_time_set) return;

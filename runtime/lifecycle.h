@@ -3,13 +3,20 @@
 #ifndef TRACEWIRE_RUNTIME_LIFECYCLE_H_
 #define TRACEWIRE_RUNTIME_LIFECYCLE_H_
 
+#include "runtime/settings_file.h"
 #include "tracewire/tracewire.h"
 
 namespace tracewire::runtime {
 
 // Enables tracing with `settings` (target required). `file`/`line` are the version
-// event's site. Returns 0 on success, -1 if the target is invalid or cannot be opened.
-int Initialize(const tw_settings& settings, const char* file, int line, bool warn_name_env);
+// event's site; `target_source` is where settings.target came from, for warnings (a
+// program's settings, kProgram, are checked here; the others were checked as read).
+// Returns 0 on success, -1 if the target is invalid or cannot be opened.
+int Initialize(const tw_settings& settings, const char* file, int line,
+               const SettingSource& target_source);
+
+// True once Initialize has run (whatever its result).
+bool Initialized();
 
 // Records the process start time (t_abs origin) if not yet recorded.
 void MarkStartTime();

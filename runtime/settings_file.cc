@@ -15,7 +15,7 @@
 #include <new>
 
 #include "absl/container/flat_hash_map.h"
-#include "runtime/flight_recorder.h"
+#include "runtime/setting_checks.h"
 #include "runtime/startup_path.h"
 #include "runtime/text.h"
 
@@ -50,7 +50,12 @@ TRACEWIRE_STARTUP_DATA char g_home_variable[] = "HOME";
 TRACEWIRE_STARTUP_DATA char g_xdg_suffix[] = "/tracewire/config";
 TRACEWIRE_STARTUP_DATA char g_home_suffix[] = "/.config/tracewire/config";
 
-using SettingsMap = absl::flat_hash_map<std::string, std::string>;
+// A value read from a settings file, and its line there.
+struct FileValue {
+  std::string value;
+  int line = 0;
+};
+using SettingsMap = absl::flat_hash_map<std::string, FileValue>;
 
 // Reads the whole regular file at `path` (at most kMaxSettingsFileSize bytes). Returns
 // false if it does not exist; warns about other failures and a cut.
@@ -106,7 +111,9 @@ TRACEWIRE_STARTUP_PATH SettingsMap LoadFile(const char* path) {
     fprintf(stderr, "warning: tracewire: settings file '%s': %s; ignored%s\n", path,
             parsed.first_problem.c_str(), more.c_str());
   }
-  for (auto& [key, value] : parsed.values) map[key] = std::move(value);
+  for (size_t i = 0; i < parsed.values.size(); ++i) {
+    map[parsed.values[i].first] = {std::move(parsed.values[i].second), parsed.line_numbers[i]};
+  }
   return map;
 }
 
@@ -137,6 +144,7 @@ TRACEWIRE_STARTUP_PATH bool UserSettingsPathInto(const char* xdg_config_home, co
 struct FileSettings {
   SettingsMap user;
   SettingsMap system;
+  std::string user_path;  // for warnings: set if the user file set something (or is long)
   TRACEWIRE_STARTUP_PATH FileSettings() {
     system = LoadFile(g_system_path);
     // secure_getenv: a set-user-ID program does not read a file its caller chose.
@@ -147,8 +155,10 @@ struct FileSettings {
     char user_path[256];
     if (UserSettingsPathInto(xdg_config_home, home, user_path, sizeof(user_path))) {
       user = LoadFile(user_path);
+      if (!user.empty()) this->user_path = user_path;
     } else {
-      user = LoadFile(UserSettingsPath(xdg_config_home, home).c_str());
+      this->user_path = UserSettingsPath(xdg_config_home, home);
+      user = LoadFile(this->user_path.c_str());
     }
   }
 };
@@ -172,20 +182,6 @@ TRACEWIRE_STARTUP_PATH const FileSettings& Files() {
     }
   }
   return *std::launder(reinterpret_cast<const FileSettings*>(g_files_storage));
-}
-
-bool ParseBool(const char* value, bool fallback) {
-  if (value == nullptr || *value == '\0') return fallback;
-  const std::string v = AsciiStrToLower(value);
-  if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
-  if (v == "0" || v == "false" || v == "no" || v == "off") return false;
-  return fallback;
-}
-
-uint64_t ParseUint(const char* value, uint64_t fallback) {
-  uint64_t parsed;
-  if (value == nullptr || !ParseDecimal(value, &parsed) || parsed == 0) return fallback;
-  return parsed;
 }
 
 }  // namespace
@@ -236,6 +232,7 @@ ParsedSettings ParseSettingsText(absl::string_view text) {
       value = Substr(value, 1, value.size() - 2);
     }
     parsed.values.emplace_back(std::string(key), std::string(value));
+    parsed.line_numbers.push_back(number);
   }
   return parsed;
 }
@@ -246,38 +243,66 @@ std::string UserSettingsPath(const char* xdg_config_home, const char* home) {
   return path;
 }
 
-TRACEWIRE_STARTUP_PATH const char* Setting(const char* name) {
+TRACEWIRE_STARTUP_PATH SettingValue LookupSetting(const char* name) {
+  SettingValue found;
+  found.source.name = name;
   const char* env = getenv(name);
   // As git: a non-empty environment variable wins; an empty one does not hide the files
   // (set 0 to turn a setting off).
-  if (env != nullptr && *env != '\0') return env;
+  if (env != nullptr && *env != '\0') {
+    found.value = env;
+    found.source.kind = SettingSource::Kind::kEnvironment;
+    return found;
+  }
   const FileSettings& files = Files();
-  for (const SettingsMap* map : {&files.user, &files.system}) {
+  const std::pair<const SettingsMap*, const char*> maps[] = {{&files.user, files.user_path.c_str()},
+                                                             {&files.system, g_system_path}};
+  for (const auto& [map, path] : maps) {
     if (map->empty()) continue;  // no settings file: no hashing (its code is not faulted in)
     auto it = map->find(name);
-    if (it != map->end()) return it->second.c_str();
+    if (it != map->end()) {
+      found.value = it->second.value.c_str();
+      found.source.kind = SettingSource::Kind::kFile;
+      found.source.path = path;
+      found.source.line = it->second.line;
+      return found;
+    }
   }
-  return env;
+  if (env != nullptr) {
+    found.value = env;
+    found.source.kind = SettingSource::Kind::kEnvironment;
+  }
+  return found;
 }
 
-tw_settings LoadSettings() {
+TRACEWIRE_STARTUP_PATH const char* Setting(const char* name) { return LookupSetting(name).value; }
+
+tw_settings LoadSettings(bool* tracing_refused) {
   tw_settings settings{};
   settings.target = Setting("TRACEWIRE");
   settings.app_version = Setting("TRACEWIRE_APP_VERSION");
-  settings.generation_ms = ParseUint(Setting("TRACEWIRE_GENERATION_MS"), 0);
-  settings.generation_bytes = ParseUint(Setting("TRACEWIRE_GENERATION_BYTES"), 0);
-  settings.compress = ParseBool(Setting("TRACEWIRE_COMPRESS"), false);
-  settings.no_redact = !ParseBool(Setting("TRACEWIRE_REDACT"), true);
-  settings.stack_events = Setting("TRACEWIRE_STACKS");
-  settings.max_files = static_cast<int>(ParseUint(Setting("TRACEWIRE_MAX_FILES"), 0));
+  settings.generation_ms =
+      CheckedPositive(LookupSetting("TRACEWIRE_GENERATION_MS"), "the default, 1000");
+  settings.generation_bytes =
+      CheckedPositive(LookupSetting("TRACEWIRE_GENERATION_BYTES"), "the default, 8 MiB");
+  settings.compress = CheckedBool(LookupSetting("TRACEWIRE_COMPRESS"), false);
+  settings.no_redact = !CheckedBool(LookupSetting("TRACEWIRE_REDACT"), true);
+  const SettingValue stacks = LookupSetting("TRACEWIRE_STACKS");
+  CheckStackEvents(stacks);
+  settings.stack_events = stacks.value;
+  settings.max_files = CheckedFileCount(LookupSetting("TRACEWIRE_MAX_FILES"));
   settings.config_params = Setting("TRACEWIRE_CONFIG_PARAMS");
   settings.env_vars = Setting("TRACEWIRE_ENV_VARS");
-  settings.no_ancestry = !ParseBool(Setting("TRACEWIRE_ANCESTRY"), true);
-  settings.write_timeout_ms = static_cast<int>(
-      std::min<uint64_t>(ParseUint(Setting("TRACEWIRE_WRITE_TIMEOUT_MS"), 0), 24 * 3600 * 1000));
-  settings.flight_recorder_bytes = ParseFlightSize(Setting("TRACEWIRE_FLIGHT_RECORDER"));
-  settings.flight_signal = ParseFlightSignal(Setting("TRACEWIRE_FLIGHT_SIGNAL"));
-  settings.flight_on_error = ParseBool(Setting("TRACEWIRE_FLIGHT_ON_ERROR"), false);
+  settings.no_ancestry = !CheckedBool(LookupSetting("TRACEWIRE_ANCESTRY"), true);
+  settings.write_timeout_ms = static_cast<int>(std::min<uint64_t>(
+      CheckedPositive(LookupSetting("TRACEWIRE_WRITE_TIMEOUT_MS"), "the default, 1000"),
+      24 * 3600 * 1000));
+  bool refused = false;
+  settings.flight_recorder_bytes =
+      CheckedFlightRecorderBytes(LookupSetting("TRACEWIRE_FLIGHT_RECORDER"), &refused);
+  settings.flight_signal = CheckedFlightSignal(LookupSetting("TRACEWIRE_FLIGHT_SIGNAL"));
+  settings.flight_on_error = CheckedBool(LookupSetting("TRACEWIRE_FLIGHT_ON_ERROR"), false);
+  if (tracing_refused != nullptr) *tracing_refused = refused;
   return settings;
 }
 

@@ -2,7 +2,8 @@
 // user settings file ($XDG_CONFIG_HOME/tracewire/config, else ~/.config/tracewire/config)
 // and a system settings file (/etc/tracewire.conf). Precedence: a non-empty environment
 // variable, then the user file, then the system file. The files are read once, at the
-// first lookup (tw_initialize); a bad line warns once on stderr and is ignored.
+// first lookup (tw_initialize); a bad line warns once on stderr and is ignored. Each value
+// remembers where it came from, so that a warning about it (setting_checks.h) names it.
 #ifndef TRACEWIRE_RUNTIME_SETTINGS_FILE_H_
 #define TRACEWIRE_RUNTIME_SETTINGS_FILE_H_
 
@@ -26,6 +27,7 @@ bool IsFileSettingName(absl::string_view name);
 // The result of parsing one settings file.
 struct ParsedSettings {
   std::vector<std::pair<std::string, std::string>> values;  // in file order
+  std::vector<int> line_numbers;                            // values[i]'s line (from 1)
   int bad_lines = 0;
   std::string first_problem;  // "line N: ..." of the first bad line (no file content)
 };
@@ -41,12 +43,35 @@ ParsedSettings ParseSettingsText(absl::string_view text);
 // $HOME/.config/tracewire/config ("" too if the path would be longer than PATH_MAX).
 std::string UserSettingsPath(const char* xdg_config_home, const char* home);
 
-// The value of setting `name` (environment > user file > system file), or nullptr. The
-// pointer stays valid for the life of the process.
+// Where a setting's value came from.
+struct SettingSource {
+  enum class Kind { kNone, kEnvironment, kFile, kProgram };
+  Kind kind = Kind::kNone;
+  // The environment variable's name (also the key in a settings file), or for kProgram the
+  // tw_settings field's ("stack_events").
+  const char* name = "";
+  const char* path = nullptr;  // kFile: the settings file
+  int line = 0;                // kFile: the value's line in it
+};
+
+// A setting's value and its source.
+struct SettingValue {
+  const char* value = nullptr;  // nullptr: set nowhere
+  SettingSource source;
+};
+
+// The value of setting `name` (environment > user file > system file) with its source. The
+// pointers stay valid for the life of the process.
+SettingValue LookupSetting(const char* name);
+
+// LookupSetting(name).value.
 const char* Setting(const char* name);
 
-// The settings tw_initialize uses: every field of tw_settings from Setting().
-tw_settings LoadSettings();
+// The settings tw_initialize uses: every field of tw_settings from LookupSetting(), each
+// value checked (setting_checks.h: a bad one warns and takes its fallback). Sets
+// *tracing_refused (when not null) if a setting turns tracing off: a flight-recorder size
+// that is not valid must not stream every event to the target.
+tw_settings LoadSettings(bool* tracing_refused = nullptr);
 
 // Tests only (not part of the API): reads the system settings from `path` instead of
 // /etc/tracewire.conf. Must be called before the first Setting() of the process.

@@ -17,6 +17,7 @@
 #include <climits>
 #include <cstring>
 
+#include "runtime/published_file.h"
 #include "runtime/startup_path.h"
 #include "runtime/text.h"
 
@@ -214,7 +215,8 @@ OpenResult Destination::Adopt(bool owns, absl::string_view label) {
 }
 
 OpenResult Destination::Open(const TargetSpec& spec, absl::string_view sid_last_component,
-                             int max_files, bool* too_many_files, int timeout_ms) {
+                             int max_files, bool* too_many_files, int timeout_ms,
+                             absl::string_view file_header) {
   *too_many_files = false;
   if (spec.kind != TargetSpec::Kind::kDirectory) file_per_dump_ = false;
   timeout_ms_ = timeout_ms > 0 ? timeout_ms : kDefaultTimeoutMs;
@@ -253,10 +255,6 @@ OpenResult Destination::Open(const TargetSpec& spec, absl::string_view sid_last_
     case TargetSpec::Kind::kDirectory: {
       std::string dir = spec.path;
       if (!EndsWith(dir, "/")) dir += "/";
-      // O_EXCL (which never follows a symlink) and O_NOFOLLOW: a name planted in the
-      // directory, symlink or not, is skipped, never written through.
-      const int flags =
-          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
       if (file_per_dump_) {
         const std::string prefix = dir + std::string(sid_last_component);
         if (prefix.size() + 32 > sizeof(dump_prefix_)) {
@@ -273,25 +271,39 @@ OpenResult Destination::Open(const TargetSpec& spec, absl::string_view sid_last_
           return OpenResult::Failed("too many files: sentinel present");
         }
         if (CountDirectoryEntries(dir) >= max_files) {
-          fd_ = AboveStdio(open(sentinel.c_str(), flags, 0666));
-          if (fd_ < 0) return ErrnoResult(errno, "create sentinel");
-          path_ = sentinel;
-          exclusive_ = true;
+          UnnamedFile file;
+          if (!CreateUnnamedFile(dir.c_str(), file_header.data(), file_header.size(), &file)) {
+            return ErrnoResult(errno, "create sentinel");
+          }
+          if (!NameFile(&file, sentinel.c_str())) {
+            const int err = errno;
+            DiscardUnnamedFile(&file);
+            return ErrnoResult(err, "create sentinel");
+          }
           *too_many_files = true;
-          return Adopt(true, Cat({"'", sentinel, "'"}));
+          return AdoptCreated(file.fd, sentinel, file_header.size());
         }
+      }
+      // The file appears under its name with its file header in it (published_file.h). Its
+      // name never replaces or follows an entry already there: a name planted in the
+      // directory, symlink or not, is skipped, never written through.
+      UnnamedFile file;
+      if (!CreateUnnamedFile(dir.c_str(), file_header.data(), file_header.size(), &file)) {
+        return ErrnoResult(errno, Cat({"create a file in ", dir}));
       }
       const std::string base = dir + std::string(sid_last_component);
       for (int attempt = 0; attempt < 10; ++attempt) {
         const std::string path = attempt == 0 ? base : Cat({base, ".", Dec(attempt)});
-        fd_ = AboveStdio(open(path.c_str(), flags, 0666));
-        if (fd_ >= 0) {
-          path_ = path;
-          exclusive_ = true;
-          return Adopt(true, Cat({"'", path, "'"}));
+        if (NameFile(&file, path.c_str())) {
+          return AdoptCreated(file.fd, path, file_header.size());
         }
-        if (errno != EEXIST) return ErrnoResult(errno, Cat({"open ", path}));
+        if (errno != EEXIST) {
+          const int err = errno;
+          DiscardUnnamedFile(&file);
+          return ErrnoResult(err, Cat({"open ", path}));
+        }
       }
+      DiscardUnnamedFile(&file);
       return OpenResult::Failed(Cat({"could not create a unique file for ", base}));
     }
     case TargetSpec::Kind::kUnixSocket: {
@@ -320,19 +332,21 @@ OpenResult Destination::Open(const TargetSpec& spec, absl::string_view sid_last_
   return OpenResult::Failed("unreachable");
 }
 
-bool Destination::OpenDumpFile(uint64_t number) {
+bool Destination::OpenDumpFile(uint64_t number, const void* file_header, size_t file_header_size) {
   CloseDumpFile();
   char path[sizeof(dump_prefix_) + 32];
   MessageBuilder name{path, sizeof(path)};
   name.Add(dump_prefix_);
   name.Add(".flight-");
   name.AddNumber(number);
-  const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
-  int fd;
-  do {
-    fd = open(path, flags, 0666);
-  } while (fd < 0 && errno == EINTR);
-  fd = AboveStdio(fd);
+  // Created complete with its file header (published_file.h).
+  UnnamedFile file;
+  if (!CreateUnnamedFile(path_.c_str(), file_header, file_header_size, &file)) return false;
+  if (!NameFile(&file, path)) {
+    DiscardUnnamedFile(&file);
+    return false;
+  }
+  const int fd = AboveStdio(file.fd);
   if (fd < 0) return false;
   struct stat st;
   if (fstat(fd, &st) != 0) {
@@ -344,8 +358,9 @@ bool Destination::OpenDumpFile(uint64_t number) {
   mode_.store(Mode::kPlain, std::memory_order_relaxed);
   exclusive_ = true;
   owns_fd_ = true;
-  written_.store(0, std::memory_order_relaxed);
-  generation_start_.store(0, std::memory_order_relaxed);
+  written_.store(file_header_size, std::memory_order_relaxed);
+  generation_start_.store(file_header_size, std::memory_order_relaxed);
+  header_in_place_.store(file_header_size > 0, std::memory_order_relaxed);
   failed_.store(false, std::memory_order_relaxed);
   MessageBuilder label{label_, sizeof(label_)};
   label.Add("'");
@@ -357,6 +372,21 @@ bool Destination::OpenDumpFile(uint64_t number) {
 
 void Destination::CloseDumpFile() {
   if (file_per_dump_) Close();
+}
+
+OpenResult Destination::AdoptCreated(int fd, const std::string& path, size_t header_size) {
+  fd_ = AboveStdio(fd);
+  if (fd_ < 0) return ErrnoResult(errno, Cat({"open ", path}));
+  path_ = path;
+  exclusive_ = true;
+  written_.store(header_size, std::memory_order_relaxed);
+  generation_start_.store(header_size, std::memory_order_relaxed);
+  header_in_place_.store(header_size > 0, std::memory_order_relaxed);
+  return Adopt(true, Cat({"'", path, "'"}));
+}
+
+bool Destination::TakeHeaderInPlace() {
+  return header_in_place_.exchange(false, std::memory_order_relaxed);
 }
 
 void Destination::BeginGeneration() {

@@ -80,26 +80,35 @@ class Destination {
   Destination(const Destination&) = delete;
   Destination& operator=(const Destination&) = delete;
 
-  // Opens `spec`. For a directory, the file is named `sid_last_component` (created with
-  // O_EXCL and O_NOFOLLOW, so a planted file or symlink is never written through; then
-  // ".1" ... ".9"); with max_files > 0 and at least that many entries in the directory
+  // Opens `spec`. For a directory, the file is named `sid_last_component` (never replacing
+  // or following an entry there, so a planted file or symlink is never written through;
+  // then ".1" ... ".9"); with max_files > 0 and at least that many entries in the directory
   // (counting "." and ".."), the sentinel "tracewire-discard" is created instead and
-  // *too_many_files set (if it already exists, tracing stays off: a failure). A FIFO
-  // without a reader, or a stream listener whose backlog is full, is retried for up to
-  // `timeout_ms` (then a failure with timed_out()). `timeout_ms` also bounds every later
-  // write.
+  // *too_many_files set (if it already exists, tracing stays off: a failure). A directory's
+  // file appears under its name already holding `file_header` (published_file.h), so
+  // that a process killed at any instant leaves no empty file; TakeHeaderInPlace() then
+  // says so once. A FIFO without a reader, or a stream listener whose backlog is full, is
+  // retried for up to `timeout_ms` (then a failure with timed_out()). `timeout_ms` also
+  // bounds every later write.
   OpenResult Open(const TargetSpec& spec, absl::string_view sid_last_component, int max_files,
-                  bool* too_many_files, int timeout_ms = kDefaultTimeoutMs);
+                  bool* too_many_files, int timeout_ms = kDefaultTimeoutMs,
+                  absl::string_view file_header = {});
 
   // Flight-recorder mode: a directory target gets one new file per dump instead of one
   // file per process (other targets ignore it). Call before Open.
   void SetFilePerDump(bool per_dump) { file_per_dump_ = per_dump; }
   bool file_per_dump() const { return file_per_dump_; }
   // With a file per dump: creates the directory's file `sid_last_component.flight-N`
-  // (N = `number`; O_EXCL and O_NOFOLLOW) and writes go there until CloseDumpFile.
-  // Async-signal-safe. False if it could not be created.
-  bool OpenDumpFile(uint64_t number);
+  // (N = `number`; never replacing or following an entry there), which appears already
+  // holding `file_header` (TakeHeaderInPlace() then says so once), and writes go there
+  // until CloseDumpFile. Async-signal-safe. False if it could not be created.
+  bool OpenDumpFile(uint64_t number, const void* file_header, size_t file_header_size);
   void CloseDumpFile();
+
+  // True, once, if the file was created holding its file header and nothing has been
+  // written since: the next generation is then written without a header of its own.
+  // Async-signal-safe.
+  bool TakeHeaderInPlace();
 
   // Marks where a generation starts. If writing it fails, a file of the runtime's own (a
   // directory target's) is cut back to this point, so it ends with a whole generation.
@@ -129,6 +138,8 @@ class Destination {
 
   // Sets up writing to the open fd_ (mode, identity) and remembers `label` for warnings.
   OpenResult Adopt(bool owns, absl::string_view label);
+  // Adopts `fd`, a file created here as `path` holding `header_size` bytes of file header.
+  OpenResult AdoptCreated(int fd, const std::string& path, size_t header_size);
   // One write attempt of what is left of the pieces: bytes written, or -1 with errno.
   ssize_t WriteOnce(const iovec* pieces, int count);
   // Fails the destination for good and warns once. `err` is an errno value or 0.
@@ -146,6 +157,7 @@ class Destination {
   std::atomic<bool> warned_{false};
   std::atomic<uint64_t> written_{0};           // bytes written (exclusive files)
   std::atomic<uint64_t> generation_start_{0};  // written_ when the generation began
+  std::atomic<bool> header_in_place_{false};   // see TakeHeaderInPlace
   std::string path_;
   bool file_per_dump_ = false;
   // "dir/sid_last_component" (file per dump). Not zero-filled: its page is touched only when

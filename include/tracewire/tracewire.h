@@ -10,11 +10,17 @@
  * Strings passed in are copied or interned before the call returns; the caller keeps
  * ownership. A `repo_id` argument is TW_NO_REPO for "no repository" (git's NULL repo), or
  * a repository id, 0 included (git prints a repo pointer whose id is still 0 as "repo":0).
+ *
+ * The header stands alone and compiles warning-free (-Wall -Wextra -pedantic) as C89, C99,
+ * C11, C17 and as C++11 and later. The printf-style macros (tw_cmd_error, tw_printf,
+ * tw_region_*_printf) are variadic macros, which C89 compilers such as GCC and Clang accept
+ * as an extension; the *_fl functions are plain C89.
  */
 #ifndef TRACEWIRE_TRACEWIRE_H_
 #define TRACEWIRE_TRACEWIRE_H_
 
 #include <stdarg.h>
+#include <stddef.h> /* NULL */
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -31,6 +37,16 @@ extern "C" {
 #define TW_UNLIKELY(x) (x)
 #define TW_PRINTF(f, a)
 #define TW_IS_LITERAL(x) 0
+#endif
+
+/* Variadic macros are C99; C89 compilers that have them (GCC, Clang) warn about their
+ * definitions under -pedantic. That one warning is off for this header's own definitions,
+ * so that a C89 program's -Werror build stays clean. */
+#if defined(__GNUC__) && !defined(__cplusplus) && \
+    (!defined(__STDC_VERSION__) || __STDC_VERSION__ < 199901L)
+#define TW_C89_VARIADIC_MACROS_ 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wvariadic-macros"
 #endif
 
 /* Non-zero while tracing is enabled. Read by the macros; never write it. */
@@ -370,6 +386,11 @@ void tw_counter_add(int counter_id, uint64_t value);
 
 #ifdef __cplusplus
 } /* extern "C" */
+#endif
+
+#ifdef TW_C89_VARIADIC_MACROS_
+#pragma GCC diagnostic pop
+#undef TW_C89_VARIADIC_MACROS_
 #endif
 
 #endif /* TRACEWIRE_TRACEWIRE_H_ */

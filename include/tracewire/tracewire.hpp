@@ -1,10 +1,19 @@
 // tracewire.hpp — the C++ layer over tracewire.h: RAII scopes and typed data helpers.
+// C++11 or later (GCC or Clang: the call sites come from __builtin_FILE/__builtin_LINE); the
+// std::string_view overload from C++17.
 #ifndef TRACEWIRE_TRACEWIRE_HPP_
 #define TRACEWIRE_TRACEWIRE_HPP_
 
+#include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
 #include <string>
+#include <type_traits>
+#if __cplusplus >= 201703L
 #include <string_view>
+#endif
 
 #include "tracewire/tracewire.h"
 
@@ -64,11 +73,103 @@ class TimerScope {
   int timer_id_;
 };
 
-// Typed data events: integers become data_int, strings data, and Json() data_json.
-inline void Data(const char* category, const char* key, std::int64_t value,
-                 int repo_id = TW_NO_REPO, const char* file = __builtin_FILE(),
-                 int line = __builtin_LINE()) {
+// Typed data events. `tracewire::Data(category, key, value)` records:
+//   * an integer of any type (char, signed/unsigned char, short, int, long, long long and
+//     their unsigned forms, char16_t/char32_t/wchar_t) or an enumeration: `data_int` with its
+//     value (an unsigned value above INTMAX_MAX: `data` with its decimal digits, which every
+//     decoder prints as it would print the integer);
+//   * a bool: `data_int` with 1 or 0;
+//   * a float, double or long double: `data` with its shortest %g text that reads back as
+//     the same value ("0.1", "1e+100", "inf", "nan");
+//   * a const char*, std::string or (C++17) std::string_view: `data` with the text (a null
+//     pointer: empty).
+// Json() records `data_json`.
+namespace data_detail {
+
+// The integer cases, after the argument's promotion to intmax_t or uintmax_t.
+inline void RecordInteger(const char* file, int line, const char* category, int repo_id,
+                          const char* key, std::intmax_t value) {
+  tw_data_intmax_fl(file, line, category, repo_id, key, value);
+}
+inline void RecordInteger(const char* file, int line, const char* category, int repo_id,
+                          const char* key, std::uintmax_t value) {
+  if (value <= static_cast<std::uintmax_t>(INTMAX_MAX)) {
+    tw_data_intmax_fl(file, line, category, repo_id, key, static_cast<std::intmax_t>(value));
+    return;
+  }
+  char digits[std::numeric_limits<std::uintmax_t>::digits10 + 2];
+  char* text = digits + sizeof(digits) - 1;
+  *text = '\0';
+  do {
+    *--text = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0);
+  tw_data_string_fl(file, line, category, repo_id, key, text);
+}
+
+// The wide integer type an integer or enumeration type `T` is recorded through: uintmax_t
+// for unsigned types as wide as intmax_t (their values may exceed INTMAX_MAX), else
+// intmax_t.
+template <typename T, bool kIsEnum = std::is_enum<T>::value>
+struct IntegerOf {
+  using Underlying = T;
+};
+template <typename T>
+struct IntegerOf<T, true> {
+  using Underlying = typename std::underlying_type<T>::type;
+};
+template <typename T>
+struct Widened {
+  using Underlying = typename IntegerOf<T>::Underlying;
+  using type = typename std::conditional<std::is_unsigned<Underlying>::value &&
+                                             sizeof(Underlying) >= sizeof(std::intmax_t),
+                                         std::uintmax_t, std::intmax_t>::type;
+};
+
+// True for the types Data records as an integer: integers other than bool, enumerations.
+template <typename T>
+struct IsRecordedAsInteger
+    : std::integral_constant<bool, (std::is_integral<T>::value && !std::is_same<T, bool>::value) ||
+                                       std::is_enum<T>::value> {};
+
+// Writes the shortest "%.<n>Lg" text of `value` that reads back as `value` into `out`.
+template <typename Floating>
+void FormatFloating(Floating value, char* out, std::size_t size) {
+  const int shortest = std::numeric_limits<Floating>::digits10;
+  const int longest = std::numeric_limits<Floating>::max_digits10;
+  for (int digits = shortest; digits <= longest; ++digits) {
+    std::snprintf(out, size, "%.*Lg", digits, static_cast<long double>(value));
+    if (static_cast<Floating>(std::strtold(out, nullptr)) == value) return;
+  }
+}
+
+}  // namespace data_detail
+
+template <typename T,
+          typename std::enable_if<data_detail::IsRecordedAsInteger<T>::value, int>::type = 0>
+inline void Data(const char* category, const char* key, T value, int repo_id = TW_NO_REPO,
+                 const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  if (TW_UNLIKELY(TW_ENABLED())) {
+    using Wide = typename data_detail::Widened<T>::type;
+    data_detail::RecordInteger(file, line, category, repo_id, key, static_cast<Wide>(value));
+  }
+}
+inline void Data(const char* category, const char* key, bool value, int repo_id = TW_NO_REPO,
+                 const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   if (TW_UNLIKELY(TW_ENABLED())) tw_data_intmax_fl(file, line, category, repo_id, key, value);
+}
+template <typename T, typename std::enable_if<std::is_floating_point<T>::value, int>::type = 0>
+inline void Data(const char* category, const char* key, T value, int repo_id = TW_NO_REPO,
+                 const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  if (TW_UNLIKELY(TW_ENABLED())) {
+    char text[64];
+    data_detail::FormatFloating(value, text, sizeof(text));
+    tw_data_string_fl(file, line, category, repo_id, key, text);
+  }
+}
+inline void Data(const char* category, const char* key, const char* value, int repo_id = TW_NO_REPO,
+                 const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  if (TW_UNLIKELY(TW_ENABLED())) tw_data_string_fl(file, line, category, repo_id, key, value);
 }
 inline void Data(const char* category, const char* key, const std::string& value,
                  int repo_id = TW_NO_REPO, const char* file = __builtin_FILE(),
@@ -77,11 +178,17 @@ inline void Data(const char* category, const char* key, const std::string& value
     tw_data_string_fl(file, line, category, repo_id, key, value.c_str());
   }
 }
-inline void Data(const char* category, const char* key, const char* value,
+#if __cplusplus >= 201703L
+// The text is copied into a NUL-terminated string (only while tracing is enabled).
+inline void Data(const char* category, const char* key, std::string_view value,
                  int repo_id = TW_NO_REPO, const char* file = __builtin_FILE(),
                  int line = __builtin_LINE()) {
-  if (TW_UNLIKELY(TW_ENABLED())) tw_data_string_fl(file, line, category, repo_id, key, value);
+  if (TW_UNLIKELY(TW_ENABLED())) {
+    const std::string text(value);
+    tw_data_string_fl(file, line, category, repo_id, key, text.c_str());
+  }
 }
+#endif
 inline void Json(const char* category, const char* key, const std::string& json,
                  int repo_id = TW_NO_REPO, const char* file = __builtin_FILE(),
                  int line = __builtin_LINE()) {

@@ -25,11 +25,26 @@ std::string MakeTempDir(const std::string& name) {
 
 std::map<std::string, std::string> ChildEnv(const std::map<std::string, std::string>& overrides) {
   std::map<std::string, std::string> env;
-  for (const char* name : {"TRACEWIRE", "TRACEWIRE_APP_VERSION", "TRACEWIRE_GENERATION_MS",
-                           "TRACEWIRE_GENERATION_BYTES", "TRACEWIRE_COMPRESS", "TRACEWIRE_REDACT",
-                           "TRACEWIRE_STACKS", "TRACEWIRE_MAX_FILES", "TRACEWIRE_PARENT_SID",
-                           "TRACEWIRE_PARENT_NAME", "TRACEWIRE_DST_DEBUG",
-                           "TRACEWIRE_CONFIG_PARAMS", "TRACEWIRE_ENV_VARS", "TRACEWIRE_ANCESTRY"}) {
+  for (const char* name : {"TRACEWIRE",
+                           "TRACEWIRE_APP_VERSION",
+                           "TRACEWIRE_GENERATION_MS",
+                           "TRACEWIRE_GENERATION_BYTES",
+                           "TRACEWIRE_COMPRESS",
+                           "TRACEWIRE_REDACT",
+                           "TRACEWIRE_STACKS",
+                           "TRACEWIRE_MAX_FILES",
+                           "TRACEWIRE_PARENT_SID",
+                           "TRACEWIRE_PARENT_NAME",
+                           "TRACEWIRE_DST_DEBUG",
+                           "TRACEWIRE_CONFIG_PARAMS",
+                           "TRACEWIRE_ENV_VARS",
+                           "TRACEWIRE_ANCESTRY",
+                           "TRACEWIRE_WRITE_TIMEOUT_MS",
+                           "TRACEWIRE_FLIGHT_RECORDER",
+                           "TRACEWIRE_FLIGHT_SIGNAL",
+                           "TRACEWIRE_FLIGHT_ON_ERROR",
+                           "TRACEWIRE_CLOCK",
+                           "TRACEWIRE_TERMINAL_WARNED"}) {
     env[name] = "";
   }
   // No user settings file of the machine's user.
