@@ -116,7 +116,12 @@ void EmergencyFlush(int signo) {
   } end_dump{s, flight};
   LockedIf registry(s.registry_mu, 100);
   LockedIf output(s.output_mu, 100);
-  if (!output) return;  // not even the generation's frames so far: nothing whole to write
+  // Without the generation's frames so far, or without its tables (which the events name),
+  // nothing whole can be written: write nothing rather than a generation cut short (the
+  // open generation is then the loss).
+  if (!output) return;
+  LockedIf tables(s.tables_mu, 100);
+  if (!tables) return;
   const uint64_t gen = s.filling.gen;
   if (!flight) {
     s.destination.BeginGeneration();
@@ -148,8 +153,6 @@ void EmergencyFlush(int signo) {
       WriteThreadBuffers(s, ts, gen);
     }
   }
-  LockedIf tables(s.tables_mu, 100);
-  if (!tables) return;
   for (TableBuffer* table : {&s.sites, &s.stacks, &s.strings}) {
     WriteBuffers(s, table->sealed);
     if (table->open != nullptr && table->body_size != 0) {
