@@ -166,13 +166,24 @@ void EmergencyFlush(int signo) {
   // the generation opened (see Initialize and the advance).
   auto it = s.interned.find(s.sid);
   const uint64_t sid_id = it == s.interned.end() ? 0 : it->second;
+  // The command name too, interned with it when it was set and at every generation start.
+  uint64_t name_id = 0;
+  uint64_t hierarchy_id = 0;
+  if (s.has_cmd_name) {
+    auto name = s.interned.find(s.cmd_name);
+    auto hierarchy = s.interned.find(s.hierarchy);
+    if (name != s.interned.end() && hierarchy != s.interned.end()) {
+      name_id = name->second;
+      hierarchy_id = hierarchy->second;
+    }
+  }
   const format::ClockSync sync = TakeClockSync(/*signal_safe=*/true);
   uint8_t records[3 * (1 + 8 * format::kMaxVarintSize)];
   size_t n = EncodeSmallRecord(records, EventType::kClockSync,
                                {gen, sync.freq, sync.trace_time, sync.mono_ns, sync.wall_sec,
                                 sync.wall_nsec, format::ZigzagEncode(sync.utc_offset_sec)});
   n += EncodeSmallRecord(records + n, EventType::kProcessInfo,
-                         {gen, sid_id, s.pid, s.start_time, 0, 0});
+                         {gen, sid_id, s.pid, s.start_time, name_id, hierarchy_id});
   n += EncodeSmallRecord(records + n, EventType::kEndOfGeneration, {gen});
   s.destination.Write(records, n);
 }

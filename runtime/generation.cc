@@ -97,7 +97,13 @@ void WriteRestatement(ThreadState* ts, bool locked) {
 
 void OpenGenerationLocked(Session& s, uint64_t gen) {
   InternLocked(s, gen, s.sid);
+  if (s.has_cmd_name) InternCommandNameLocked(s, gen);
   GenSiteIdLocked(s, gen, s.signal_site_index);
+}
+
+void InternCommandNameLocked(Session& s, uint64_t gen) {
+  InternLocked(s, gen, s.cmd_name);
+  InternLocked(s, gen, s.hierarchy);
 }
 
 void StartAdvancer(Session& s) {

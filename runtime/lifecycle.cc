@@ -344,10 +344,17 @@ void DetachCurrentThread(bool emit_exit_events, const char* file, int line) {
 
 void SetCommandName(absl::string_view name, absl::string_view hierarchy) {
   Session& s = GetSession();
+  // The advancer's lock order: output_mu, then tables_mu.
+  std::lock_guard<std::mutex> output_lock(s.output_mu);
   std::lock_guard<std::mutex> lock(s.tables_mu);
   s.cmd_name = std::string(name);
   s.hierarchy = std::string(hierarchy);
   s.has_cmd_name = true;
+  // Interned in the open generation at once (and at every generation start after), so
+  // that the fatal-signal path, which cannot intern, names the command too.
+  if (TW_ENABLED() && !s.forked_child && (g_gen_word.load() & kClosed) == 0) {
+    InternCommandNameLocked(s, s.filling.gen);
+  }
 }
 
 int DefineTimer(const char* category, const char* name, bool per_thread) {

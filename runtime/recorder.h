@@ -301,6 +301,9 @@ Session& GetSession();
 // Interns what every generation needs before any event (the sid, the signal site).
 // Requires tables_mu.
 void OpenGenerationLocked(Session& s, uint64_t gen);
+// Interns the command name and hierarchy (tw_cmd_name) in generation `gen`'s string table,
+// so that its process_info can name them. Requires output_mu and tables_mu.
+void InternCommandNameLocked(Session& s, uint64_t gen);
 
 // Closes the current generation and writes it (or keeps it in the flight recorder's
 // ring); with `final`, tracing stops afterwards.

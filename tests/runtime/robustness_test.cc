@@ -185,6 +185,25 @@ TEST_P(FatalSignalTest, EmergencyFlushRecordsEventsAndSignal) {
   EXPECT_TRUE(trace->Events("atexit").empty());
 }
 
+TEST(EmergencyProcessInfoTest, NamesTheCommand) {
+  const std::string dir = MakeTempDir("crash_name");
+  const int status = RunInChild(ChildEnv({{"TRACEWIRE", dir}}), [] {
+    tw_initialize();
+    tw_cmd_name("crashing");
+    tw_data_intmax("crash", TW_NO_REPO, "seq", 1);
+    raise(SIGTERM);
+    return 0;  // not reached
+  });
+  ASSERT_TRUE(WIFSIGNALED(status)) << status;
+  absl::StatusOr<DecodedTrace> trace = DecodeTraceFile(OnlyFileIn(dir));
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_TRUE(trace->tail_status.ok()) << trace->tail_status;
+  ASSERT_GE(trace->generations.size(), 1u);
+  // The generation the fatal-signal path wrote names the process like any other.
+  EXPECT_EQ(trace->Events("signal").size(), 1u);
+  EXPECT_EQ(trace->generations.back().cmd_name, std::optional<std::string>("crashing"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Signals, FatalSignalTest,
                          ::testing::Values(CrashCase{"segv", SIGSEGV, false},
                                            CrashCase{"abort", SIGABRT, true},
