@@ -137,17 +137,18 @@ struct FixtureRun {
   int call_line = 0;
 };
 
-// Runs `fixture` (a runfile path); call_line is the line marked `marker` in `source`.
-FixtureRun RunFixture(const std::string& fixture = "tests/reader/symbolize_fixture",
-                      const std::string& source = "tests/reader/testdata/symbolize_fixture.c",
-                      const std::string& marker = "FIXTURE_CALL_LINE") {
+// Runs the fixture and takes its output line `output_line` (0: the plain call, 1: the
+// inlined one); call_line is the line marked `marker` in its source.
+FixtureRun RunFixture(int output_line = 0, const std::string& marker = "FIXTURE_CALL_LINE") {
   FixtureRun run;
-  run.path = Runfile(fixture);
+  run.path = Runfile("tests/reader/symbolize_fixture");
   FILE* out = popen(run.path.c_str(), "r");
   EXPECT_NE(out, nullptr);
   char line[128] = {};
   if (out != nullptr) {
-    if (fgets(line, sizeof(line), out) == nullptr) line[0] = '\0';
+    for (int i = 0; i <= output_line; ++i) {
+      if (fgets(line, sizeof(line), out) == nullptr) line[0] = '\0';
+    }
     pclose(out);
   }
   std::vector<std::string> words = absl::StrSplit(absl::StripAsciiWhitespace(line), ' ');
@@ -158,7 +159,7 @@ FixtureRun RunFixture(const std::string& fixture = "tests/reader/symbolize_fixtu
   }
   int number = 0;
   for (absl::string_view source_line :
-       absl::StrSplit(ReadFile(Runfile(source)), '\n')) {
+       absl::StrSplit(ReadFile(Runfile("tests/reader/testdata/symbolize_fixture.c")), '\n')) {
     ++number;
     if (absl::StrContains(source_line, marker)) run.call_line = number;
   }
@@ -184,10 +185,8 @@ TEST(SymbolizerTest, NamesFunctionFileAndLineFromDwarf) {
 }
 
 TEST(SymbolizerTest, NamesEveryFunctionOfAnInlineChain) {
-  const FixtureRun inner = RunFixture("tests/reader/inline_fixture",
-                                      "tests/reader/testdata/inline_fixture.c", "INLINED_CALL_LINE");
-  const FixtureRun outer = RunFixture("tests/reader/inline_fixture",
-                                      "tests/reader/testdata/inline_fixture.c", "OUTER_CALL_LINE");
+  const FixtureRun inner = RunFixture(1, "INLINED_CALL_LINE");
+  const FixtureRun outer = RunFixture(1, "OUTER_CALL_LINE");
   ASSERT_NE(inner.return_address, 0u);
   ASSERT_GT(inner.call_line, 0);
   ASSERT_GT(outer.call_line, 0);
@@ -198,10 +197,10 @@ TEST(SymbolizerTest, NamesEveryFunctionOfAnInlineChain) {
       symbolizer.LookupFrames(inner.path, "", inner.bias, inner.return_address);
   ASSERT_EQ(frames.size(), 2u);
   EXPECT_EQ(frames[0].func, "fixture_inlined");
-  EXPECT_TRUE(absl::EndsWith(frames[0].file, "inline_fixture.c")) << frames[0].file;
+  EXPECT_TRUE(absl::EndsWith(frames[0].file, "symbolize_fixture.c")) << frames[0].file;
   EXPECT_EQ(frames[0].line, static_cast<uint64_t>(inner.call_line));
   EXPECT_EQ(frames[1].func, "fixture_outer");
-  EXPECT_TRUE(absl::EndsWith(frames[1].file, "inline_fixture.c")) << frames[1].file;
+  EXPECT_TRUE(absl::EndsWith(frames[1].file, "symbolize_fixture.c")) << frames[1].file;
   EXPECT_EQ(frames[1].line, static_cast<uint64_t>(outer.call_line));
   // Lookup names the innermost function.
   EXPECT_EQ(symbolizer.Lookup(inner.path, "", inner.bias, inner.return_address).func,
@@ -212,10 +211,8 @@ TEST(SymbolizerTest, NamesEveryFunctionOfAnInlineChain) {
 }
 
 TEST(SymbolizerTest, AnInlinedFrameOfATraceBecomesItsChainInTheEventsStack) {
-  const FixtureRun inner = RunFixture("tests/reader/inline_fixture",
-                                      "tests/reader/testdata/inline_fixture.c", "INLINED_CALL_LINE");
-  const FixtureRun outer = RunFixture("tests/reader/inline_fixture",
-                                      "tests/reader/testdata/inline_fixture.c", "OUTER_CALL_LINE");
+  const FixtureRun inner = RunFixture(1, "INLINED_CALL_LINE");
+  const FixtureRun outer = RunFixture(1, "OUTER_CALL_LINE");
   ASSERT_NE(inner.return_address, 0u);
   // A stack of three frames: below the fixture's module, the inlined call, below again;
   // and a second event with the same stack after a stack of one frame.
@@ -242,12 +239,12 @@ TEST(SymbolizerTest, AnInlinedFrameOfATraceBecomesItsChainInTheEventsStack) {
     EXPECT_EQ(frames[first + 1].pc, pc);
     EXPECT_EQ(frames[first + 1].func, "fixture_inlined");
     EXPECT_TRUE(absl::StrContains(frames[first + 1].text,
-                                  absl::StrCat("inline_fixture.c:", inner.call_line, ")")))
+                                  absl::StrCat("symbolize_fixture.c:", inner.call_line, ")")))
         << frames[first + 1].text;
     EXPECT_EQ(frames[first + 2].pc, pc);
     EXPECT_EQ(frames[first + 2].func, "fixture_outer");
     EXPECT_TRUE(absl::StrContains(frames[first + 2].text,
-                                  absl::StrCat("inline_fixture.c:", outer.call_line, ")")))
+                                  absl::StrCat("symbolize_fixture.c:", outer.call_line, ")")))
         << frames[first + 2].text;
     EXPECT_EQ(frames[first + 2].module, inner.path);
     EXPECT_EQ(frames[first + 3].pc, 0x30u);

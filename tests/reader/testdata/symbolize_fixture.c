@@ -1,6 +1,7 @@
 /* A program with full DWARF (built by a genrule with -g, unlike Bazel's stripped
- * binaries) for the symbolizer test: it prints the return address of one call, the
- * process's load bias, and exits. */
+ * binaries) for the symbolizer test: it prints the return address of a call and the
+ * process's load bias, twice: first for a plain call, then for a call inside a function
+ * inlined into another (an inline chain), and exits. */
 #define _GNU_SOURCE
 #include <link.h>
 #include <stdio.h>
@@ -23,8 +24,19 @@ __attribute__((noinline)) static void fixture_caller(void) {
   __asm__ volatile("" ::: "memory");
 }
 
+static inline __attribute__((always_inline)) void fixture_inlined(void) {
+  fixture_leaf(); /* INLINED_CALL_LINE */
+  __asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void fixture_outer(void) {
+  fixture_inlined(); /* OUTER_CALL_LINE */
+  __asm__ volatile("" ::: "memory");
+}
+
 int main(void) {
   dl_iterate_phdr(first_object, NULL);
   fixture_caller();
+  fixture_outer();
   return 0;
 }
