@@ -6,9 +6,7 @@
 
 namespace tracewire::reader {
 
-uint32_t TrackModel::ProcessOf(const Event& e, bool* created) {
-  *created = false;
-  if (last_process_ != kNoIndex && processes_[last_process_].sid == e.sid) return last_process_;
+uint32_t TrackModel::FindOrAddProcess(const Event& e, bool* created) {
   auto [it, inserted] =
       process_by_sid_.try_emplace(e.sid, static_cast<uint32_t>(processes_.size()));
   last_process_ = it->second;
@@ -23,24 +21,31 @@ uint32_t TrackModel::ProcessOf(const Event& e, bool* created) {
   return last_process_;
 }
 
-uint32_t TrackModel::ThreadOf(uint32_t process, const Event& e, bool* created) {
-  *created = false;
+uint32_t TrackModel::FindOrAddThread(uint32_t process, const Event& e, bool* created) {
+  const size_t before = threads_.size();
+  const uint32_t thread = FindOrAddThread(process, e.thread_id, &e);
+  *created = threads_.size() > before;
+  return thread;
+}
+
+uint32_t TrackModel::FindOrAddThread(uint32_t process, uint64_t thread_id, const Event* e) {
   ProcessTrack& p = processes_[process];
-  if (p.last_thread != kNoIndex && threads_[p.last_thread].thread_id == e.thread_id) {
-    return p.last_thread;
+  auto [it, inserted] = p.threads.try_emplace(thread_id, static_cast<uint32_t>(threads_.size()));
+  if (!inserted) return it->second;
+  const uint32_t index = it->second;
+  if (thread_id < kDirectThreads) {
+    if (p.direct_threads.size() <= thread_id) p.direct_threads.resize(thread_id + 1, kNoIndex);
+    p.direct_threads[thread_id] = index;
   }
-  auto [it, inserted] = p.threads.try_emplace(e.thread_id, static_cast<uint32_t>(threads_.size()));
-  p.last_thread = it->second;
-  if (inserted) {
-    ThreadTrack& thread = threads_.emplace_back();
-    thread.process = process;
-    thread.thread_id = e.thread_id;
-    thread.name = std::string(e.thread_name);
-    thread.lifetime = Slice{SliceKind::kThread, NewSlot(), process, it->second, kNoIndex, 0, 0,
-                            e.thread_id,        kNoIndex,  e.time};
-    *created = true;
+  ThreadTrack& thread = threads_.emplace_back();
+  thread.process = process;
+  thread.thread_id = thread_id;
+  if (e != nullptr) {
+    thread.name = std::string(e->thread_name);
+    thread.lifetime = Slice{SliceKind::kThread, NewSlot(), process, index, kNoIndex, 0, 0,
+                            thread_id,          kNoIndex,  e->time};
   }
-  return p.last_thread;
+  return index;
 }
 
 uint32_t TrackModel::FindOrAddThread(absl::string_view sid, uint64_t thread_id) {
@@ -50,29 +55,13 @@ uint32_t TrackModel::FindOrAddThread(absl::string_view sid, uint64_t thread_id) 
     process.sid = std::string(sid);
     process.index = it->second;
   }
-  ProcessTrack& p = processes_[it->second];
-  auto [thread, new_thread] =
-      p.threads.try_emplace(thread_id, static_cast<uint32_t>(threads_.size()));
-  if (new_thread) {
-    ThreadTrack& t = threads_.emplace_back();
-    t.process = p.index;
-    t.thread_id = thread_id;
-  }
-  return thread->second;
+  return FindOrAddThread(it->second, thread_id, nullptr);
 }
 
 std::optional<uint32_t> TrackModel::FindProcess(absl::string_view sid) const {
   auto it = process_by_sid_.find(sid);
   if (it == process_by_sid_.end()) return std::nullopt;
   return it->second;
-}
-
-const Slice& TrackModel::BeginRegion(uint32_t thread, int nesting, absl::Time time) {
-  ThreadTrack& t = threads_[thread];
-  const uint32_t parent = t.regions.empty() ? kNoIndex : t.regions.back().slot;
-  const uint32_t depth = static_cast<uint32_t>(t.regions.size());
-  return t.regions.emplace_back(Slice{SliceKind::kRegion, NewSlot(), t.process, thread, parent,
-                                      depth, nesting, 0, kNoIndex, time});
 }
 
 uint32_t TrackModel::TouchLink(absl::string_view parent_sid, int64_t pid) {

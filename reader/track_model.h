@@ -57,6 +57,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
@@ -122,10 +124,12 @@ struct ProcessTrack {
   absl::Time first_time;
   absl::Time last_time;                  // latest time of its events
   std::map<uint64_t, uint32_t> threads;  // thread number -> thread index
-  std::vector<Slice> lanes;              // children track: lane -> child (slot kNoIndex: free)
+  // The same for the thread numbers below kDirectThreads (kNoIndex: none yet), so that the
+  // usual small thread numbers need no search.
+  std::vector<uint32_t> direct_threads;
+  std::vector<Slice> lanes;  // children track: lane -> child (slot kNoIndex: free)
   absl::flat_hash_map<uint64_t, uint32_t> child_lanes;  // open child_id -> lane
   std::vector<Slice> execs;                             // open execs, in start order
-  uint32_t last_thread = kNoIndex;                      // cache of the last thread used
 };
 
 // A thread's track.
@@ -194,7 +198,13 @@ class TrackModel {
 
   // Opens a region on thread `thread` (for consumers that replay partial results; Add()
   // opens regions from events) and returns it.
-  const Slice& BeginRegion(uint32_t thread, int nesting, absl::Time time);
+  const Slice& BeginRegion(uint32_t thread, int nesting, absl::Time time) {
+    ThreadTrack& t = threads_[thread];
+    const uint32_t parent = t.regions.empty() ? kNoIndex : t.regions.back().slot;
+    const uint32_t depth = static_cast<uint32_t>(t.regions.size());
+    return t.regions.emplace_back(Slice{SliceKind::kRegion, NewSlot(), t.process, thread, parent,
+                                        depth, nesting, 0, kNoIndex, time});
+  }
 
   // The thread of (sid, thread number), created (with no lifetime slice) if new; creates
   // its process too if new (with no OnProcessBegin: for replays).
@@ -214,10 +224,15 @@ class TrackModel {
   uint32_t slot_limit() const { return slot_limit_; }
 
  private:
-  // The process of `e` (cached); `*created` tells whether it is new.
-  uint32_t ProcessOf(const Event& e, bool* created);
-  // The thread of `e` in `process` (cached); `*created` tells whether it is new.
-  uint32_t ThreadOf(uint32_t process, const Event& e, bool* created);
+  // Thread numbers below this are found by index (ProcessTrack::direct_threads).
+  static constexpr uint64_t kDirectThreads = 4096;
+
+  // The process of `e`, found (and cached as the last one) or created (`*created` tells).
+  uint32_t FindOrAddProcess(const Event& e, bool* created);
+  // The thread of `e` in `process`, found or created (`*created` tells).
+  uint32_t FindOrAddThread(uint32_t process, const Event& e, bool* created);
+  // The thread (sid, thread number), created if new (with no lifetime when `e` is null).
+  uint32_t FindOrAddThread(uint32_t process, uint64_t thread_id, const Event* e);
   uint32_t NewSlot() {
     if (!free_slots_.empty()) {
       const uint32_t slot = free_slots_.back();
@@ -234,8 +249,11 @@ class TrackModel {
   // Links of `e` as the first event of its process (see above); kNoIndex if none.
   uint32_t ParentLinkOf(uint32_t process, const Event& e);
 
+  // Add()'s part for child_start, child_exit, child_ready, exec and exec_result.
   template <typename Listener>
-  void EndSlice(Slice slice, const SliceEnding& end, Listener& listener) {
+  void AddProcessSlice(const Event& e, uint32_t p, uint32_t t, EventTracks* at, Listener& listener);
+  template <typename Listener>
+  void EndSlice(const Slice& slice, const SliceEnding& end, Listener& listener) {
     listener.OnSliceEnd(slice, end);
     FreeSlot(slice.slot);
   }
@@ -277,13 +295,21 @@ class TrackModel {
 
 template <typename Listener>
 void TrackModel::Add(const Event& e, Listener& listener) {
+  // The usual case, the process of the previous event and a small thread number, takes a
+  // comparison and two indexing steps (the indices are the model's own: unchecked).
   bool new_process = false;
-  const uint32_t p = ProcessOf(e, &new_process);
-  if (new_process) listener.OnProcessBegin(processes_[p], e);
+  uint32_t p = last_process_;
+  if (ABSL_PREDICT_FALSE(p == kNoIndex || processes_.data()[p].sid != e.sid)) {
+    p = FindOrAddProcess(e, &new_process);
+    if (new_process) listener.OnProcessBegin(processes_[p], e);
+  }
+  ProcessTrack& process = processes_.data()[p];  // FindOrAddThread() keeps it in place
   bool new_thread = false;
-  const uint32_t t = ThreadOf(p, e, &new_thread);
-  ProcessTrack& process = processes_[p];
-  ThreadTrack& thread = threads_[t];
+  uint32_t t = e.thread_id < process.direct_threads.size()
+                   ? process.direct_threads.data()[e.thread_id]
+                   : kNoIndex;
+  if (ABSL_PREDICT_FALSE(t == kNoIndex)) t = FindOrAddThread(p, e, &new_thread);
+  ThreadTrack& thread = threads_.data()[t];
   if (new_thread) listener.OnSliceBegin(thread.lifetime, e);
   if (e.time > process.last_time) process.last_time = e.time;
 
@@ -298,6 +324,7 @@ void TrackModel::Add(const Event& e, Listener& listener) {
   at.process = p;
   at.thread = t;
   at.first_of_process = new_process;
+  bool ends_lifetime = false;
   switch (e.kind) {
     case EventKind::kRegionEnter:
       listener.OnSliceBegin(BeginRegion(t, e.nesting, e.time), e);
@@ -309,6 +336,39 @@ void TrackModel::Add(const Event& e, Listener& listener) {
         at.slice_ended = true;
       }
       break;
+    case EventKind::kChildStart:
+    case EventKind::kChildExit:
+    case EventKind::kChildReady:
+    case EventKind::kExec:
+    case EventKind::kExecResult:
+      AddProcessSlice(e, p, t, &at, listener);
+      break;
+    case EventKind::kVersion:
+    case EventKind::kStart:
+      if (new_process) at.parent_link = ParentLinkOf(p, e);
+      break;
+    case EventKind::kThreadExit:
+      ends_lifetime = true;
+      break;
+    case EventKind::kAtexit:
+    case EventKind::kSignal:
+      ends_lifetime = e.thread_id == 0;  // the main thread ends with its process
+      break;
+    default:
+      break;
+  }
+  listener.OnEvent(e, at);
+  if (ABSL_PREDICT_FALSE(ends_lifetime)) {
+    EndLifetime(threads_[t], SliceEnding{SliceEnd::kEndEvent, &e, e.time}, listener);
+  }
+}
+
+// Children and execs, out of Add()'s way (they are rare).
+template <typename Listener>
+ABSL_ATTRIBUTE_NOINLINE void TrackModel::AddProcessSlice(const Event& e, uint32_t p, uint32_t t,
+                                                         EventTracks* at, Listener& listener) {
+  ProcessTrack& process = processes_[p];
+  switch (e.kind) {
     case EventKind::kChildStart: {
       if (process.child_lanes.contains(e.child_id)) break;
       const uint32_t lane = FreeLane(process);
@@ -317,14 +377,14 @@ void TrackModel::Add(const Event& e, Listener& listener) {
                     e.child_id,        kNoIndex,  e.time};
       process.child_lanes.emplace(e.child_id, lane);
       listener.OnSliceBegin(child, e);
-      at.slice_began = true;
+      at->slice_began = true;
       break;
     }
     case EventKind::kChildExit:
     case EventKind::kChildReady:
       if (auto it = process.child_lanes.find(e.child_id); it != process.child_lanes.end()) {
         EndChild(process, it->second, SliceEnding{SliceEnd::kEndEvent, &e, e.time}, listener);
-        at.slice_ended = true;
+        at->slice_ended = true;
       }
       break;
     case EventKind::kExec: {
@@ -334,7 +394,7 @@ void TrackModel::Add(const Event& e, Listener& listener) {
       process.execs.push_back(
           Slice{SliceKind::kExec, NewSlot(), p, t, kNoIndex, 0, 0, e.exec_id, kNoIndex, e.time});
       listener.OnSliceBegin(process.execs.back(), e);
-      at.slice_began = true;
+      at->slice_began = true;
       break;
     }
     case EventKind::kExecResult:
@@ -343,22 +403,12 @@ void TrackModel::Add(const Event& e, Listener& listener) {
         const Slice exec = process.execs[i];
         process.execs.erase(process.execs.begin() + static_cast<ptrdiff_t>(i));
         EndSlice(exec, SliceEnding{SliceEnd::kEndEvent, &e, e.time}, listener);
-        at.slice_ended = true;
+        at->slice_ended = true;
         break;
       }
       break;
-    case EventKind::kVersion:
-    case EventKind::kStart:
-      if (new_process) at.parent_link = ParentLinkOf(p, e);
-      break;
     default:
       break;
-  }
-  listener.OnEvent(e, at);
-
-  if (e.kind == EventKind::kThreadExit ||
-      (e.thread_id == 0 && (e.kind == EventKind::kAtexit || e.kind == EventKind::kSignal))) {
-    EndLifetime(threads_[t], SliceEnding{SliceEnd::kEndEvent, &e, e.time}, listener);
   }
 }
 

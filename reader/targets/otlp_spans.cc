@@ -66,13 +66,6 @@ std::string NormalizeRegionName(absl::string_view value) {
 
 }  // namespace
 
-Attribute Int(std::string key, int64_t value) {
-  return {std::move(key), "", Attribute::Type::kInt, value, {}};
-}
-Attribute StrArray(std::string key, std::vector<std::string> values) {
-  return {std::move(key), "", Attribute::Type::kStringArray, 0, std::move(values)};
-}
-
 std::string RenderMap(const JsonMap& map) {
   std::string out;
   JsonWriter jw(&out);

@@ -53,9 +53,13 @@ struct Attribute {
 };
 
 // An int attribute.
-Attribute Int(std::string key, int64_t value);
+inline Attribute Int(std::string key, int64_t value) {
+  return {std::move(key), "", Attribute::Type::kInt, value, {}};
+}
 // A string array attribute.
-Attribute StrArray(std::string key, std::vector<std::string> values);
+inline Attribute StrArray(std::string key, std::vector<std::string> values) {
+  return {std::move(key), "", Attribute::Type::kStringArray, 0, std::move(values)};
+}
 
 // A span event (an `error` on the process span).
 struct SpanEvent {
