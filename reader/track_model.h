@@ -116,12 +116,12 @@ struct SliceEnding {
   absl::Time time;
 };
 
-// A process's track.
+// A process's track, and the state of its children and execs.
 struct ProcessTrack {
-  std::string sid;
-  uint32_t index = 0;  // in order of appearance
-  int depth = 0;       // Event::depth of its events
-  absl::Time first_time;
+  std::string sid;                       // its session id (Event::sid)
+  uint32_t index = 0;                    // in order of appearance
+  int depth = 0;                         // Event::depth of its events
+  absl::Time first_time;                 // time of its first event
   absl::Time last_time;                  // latest time of its events
   std::map<uint64_t, uint32_t> threads;  // thread number -> thread index
   // The same for the thread numbers below kDirectThreads (kNoIndex: none yet), so that the
@@ -132,12 +132,12 @@ struct ProcessTrack {
   std::vector<Slice> execs;                             // open execs, in start order
 };
 
-// A thread's track.
+// A thread's track, and its open regions.
 struct ThreadTrack {
-  uint32_t process = 0;  // its process's index
-  uint64_t thread_id = 0;
+  uint32_t process = 0;        // its process's index
+  uint64_t thread_id = 0;      // the trace's thread number (main = 0)
   std::string name;            // the thread name of its first event
-  Slice lifetime;              // slot kNoIndex once ended
+  Slice lifetime;              // slot kNoIndex once ended (and for FindOrAddThread's)
   std::vector<Slice> regions;  // open regions, outermost first
 };
 
@@ -149,8 +149,8 @@ struct ChildLink {
 
 // What OnEvent learns of its event's place.
 struct EventTracks {
-  uint32_t process = 0;
-  uint32_t thread = 0;
+  uint32_t process = 0;           // index of the event's process
+  uint32_t thread = 0;            // index of the event's thread
   bool first_of_process = false;  // the first event of its process
   bool slice_began = false;       // the event began a slice (not the thread's lifetime)
   bool slice_ended = false;       // the event ended a slice by its own end (not unwinding)
@@ -158,7 +158,8 @@ struct EventTracks {
   uint32_t parent_link = kNoIndex;
 };
 
-// A listener whose callbacks do nothing; derive and hide the ones needed.
+// A listener whose callbacks do nothing; derive and hide the ones needed (see above for
+// when each is called).
 struct TrackListener {
   void OnProcessBegin(const ProcessTrack& process, const Event& first) {}
   void OnSliceBegin(const Slice& slice, const Event& e) {}
@@ -166,6 +167,9 @@ struct TrackListener {
   void OnEvent(const Event& e, const EventTracks& at) {}
 };
 
+// The model itself: feed it every event with Add(), end what is left with the End* calls
+// or Finish(). Not thread-safe; movable, and a new (or moved-from and reassigned) model
+// is empty.
 class TrackModel {
  public:
   // Adds one event (in reader order) and reports what it does to `listener`.
@@ -212,8 +216,10 @@ class TrackModel {
   // The index of the process with `sid`, if seen.
   std::optional<uint32_t> FindProcess(absl::string_view sid) const;
 
+  // Every process and thread so far, by index (order of appearance).
   const std::vector<ProcessTrack>& processes() const { return processes_; }
   const std::vector<ThreadTrack>& threads() const { return threads_; }
+  // Process and thread `index`.
   const ProcessTrack& process(uint32_t index) const { return processes_[index]; }
   const ThreadTrack& thread(uint32_t index) const { return threads_[index]; }
   // Open regions of a thread, outermost first (what a CPU sample would be attributed to).
