@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -20,6 +19,7 @@
 #include "reader/targets/json_check.h"
 #include "reader/targets/json_writer.h"
 #include "reader/targets/valid_utf8.h"
+#include "reader/track_model.h"
 
 namespace tracewire::targets {
 namespace {
@@ -43,9 +43,8 @@ constexpr int64_t kSyntheticPidBase = int64_t{1} << 22;
 constexpr size_t kMaxStackFrames = size_t{1} << 20;
 constexpr int64_t kNoStack = 0;  // stack frame ids start at 1
 
-// An open region: what its X event needs when the region ends.
+// An open region: what its X event needs when the region ends (indexed by slot).
 struct RegionSlice {
-  int nesting = 0;
   int64_t begin_ns = 0;
   std::string name;
   std::string category;
@@ -54,10 +53,9 @@ struct RegionSlice {
   int64_t stack = kNoStack;
 };
 
-// A running child process on a children track.
+// A running child process on a children track (indexed by slot).
 struct ChildSlice {
   int64_t begin_ns = 0;
-  uint64_t child_id = 0;
   std::string name;
   std::string child_class;
   std::optional<std::string> hook;
@@ -66,18 +64,13 @@ struct ChildSlice {
   std::vector<std::string> argv;
 };
 
-// One timeline: a thread, or a children track.
+// One timeline: a thread, or a lane of a children track.
 struct Track {
   int64_t tid = 0;
-  int64_t last_ns = kNoTime;         // the time of its last event
-  std::vector<RegionSlice> regions;  // open regions, outermost first
+  int64_t last_ns = kNoTime;  // the time of its last event
 };
 
-struct Lane {
-  Track track;
-  std::optional<ChildSlice> child;  // set while busy
-};
-
+// A process (indexed as the track model's processes).
 struct Process {
   std::string sid;
   int64_t pid = 0;
@@ -87,11 +80,8 @@ struct Process {
   std::string shown_name;
   std::string shown_labels;
   int64_t last_ns = kNoTime;
-  bool seen_event = false;
-  std::map<uint64_t, Track> threads;  // by thread number
   int64_t next_synthetic_tid = kSyntheticTidBase;
-  std::vector<Lane> lanes;                           // children tracks
-  absl::flat_hash_map<uint64_t, size_t> child_lane;  // open child_id -> lane
+  std::vector<Track> lanes;  // children tracks, by lane
 };
 
 // Where a flow ends: the child process's first event.
@@ -101,11 +91,11 @@ struct FlowEnd {
   int64_t ts = 0;
 };
 
-// A flow from a child slice to the child process, known by the parent sid and child pid.
-// Its "s" is written with the child slice (when the child ends: only then is its pid
-// known), its "f" after the "s" (the DevTools engine reads flow events in file order).
+// A flow from a child slice to the child process: the track model's child link (its id is
+// the link's). Its "s" is written with the child slice (when the child ends: only then is
+// its pid known), its "f" after the "s" (the DevTools engine reads flow events in file
+// order).
 struct Flow {
-  int64_t id = 0;
   bool started = false;
   bool finished = false;
   std::optional<FlowEnd> pending_end;  // the child's first event, seen before the "s"
@@ -122,12 +112,6 @@ absl::string_view Basename(absl::string_view path) {
   return slash == absl::string_view::npos ? path : path.substr(slash + 1);
 }
 
-// The sid of the parent process ("" for a root).
-absl::string_view ParentSid(absl::string_view sid) {
-  const size_t slash = sid.rfind('/');
-  return slash == absl::string_view::npos ? absl::string_view() : sid.substr(0, slash);
-}
-
 bool IsProcessLifeEvent(EventKind kind) {
   return kind == EventKind::kVersion || kind == EventKind::kStart || kind == EventKind::kExit ||
          kind == EventKind::kAtexit || kind == EventKind::kSignal;
@@ -138,18 +122,25 @@ std::optional<std::string> CopyOptional(const std::optional<absl::string_view>& 
   return std::string(*value);
 }
 
-class ChromeFormatter : public Formatter {
+class ChromeFormatter : public Formatter, public reader::TrackListener {
  public:
   void Write(const Event& e, std::string* out) override;
   void Finish(std::string* out) override;
 
+  // The track model's callbacks (reader/track_model.h); they write to out_.
+  void OnProcessBegin(const reader::ProcessTrack& process, const Event& first);
+  void OnSliceBegin(const reader::Slice& slice, const Event& e);
+  void OnSliceEnd(const reader::Slice& slice, const reader::SliceEnding& end);
+  void OnEvent(const Event& e, const reader::EventTracks& at);
+
  private:
-  Process& ProcessOf(const Event& e, std::string* out);
-  Track& ThreadOf(Process& p, const Event& e, std::string* out);
-  Lane& FreeLane(Process& p, std::string* out);
+  // Starts the thread track of `slice` (a thread lifetime).
+  void BeginThread(const reader::Slice& slice, const Event& e, std::string* out);
+  // The track of lane `lane` of `p`'s children, written (metadata) if new.
+  Track& LaneTrack(Process& p, uint32_t lane, std::string* out);
   int64_t AssignPid(absl::string_view sid);
   void NameProcess(Process& p, std::string* out);
-  Flow& FlowFor(absl::string_view parent_sid, int64_t child_pid);
+  Flow& FlowFor(uint32_t link);
 
   // Nanoseconds of `t` since the output's time base (set by the first call), clamped to
   // +-kMaxOffsetNs.
@@ -169,31 +160,35 @@ class ChromeFormatter : public Formatter {
   void StrList(JsonWriter& jw, absl::string_view key, const std::vector<absl::string_view>& list,
                absl::string_view first = {});
 
-  // Ends the regions of `t` whose nesting is >= keep_below (innermost first) at `ns`.
-  void EndRegions(Process& p, Track& t, int64_t keep_below, int64_t ns, std::string* out);
   void WriteRegion(const Process& p, Track& t, const RegionSlice& region, int64_t ns,
                    const Event* leave, std::string* out);
-  // Ends the child slice on `lane` at `ns`; `e` is its child_exit or child_ready (null when
+  // Ends the child slice `slice` at `ns`; `e` is its child_exit or child_ready (null when
   // the process ends first).
-  void EndChild(Process& p, Lane& lane, int64_t ns, const Event* e, std::string* out);
-  void EndLanes(Process& p, int64_t ns, std::string* out);
+  void EndChild(Process& p, const reader::Slice& slice, int64_t ns, const Event* e,
+                std::string* out);
   // Writes the instant of `e`; returns its ts.
   int64_t Instant(const Event& e, Process& p, Track& t, int64_t ns, std::string* out);
   void Counter(const Event& e, Process& p, Track& t, int64_t ns, std::string* out);
-  void FlowEvent(const char* ph, const Flow& flow, int64_t pid, int64_t tid, int64_t ts,
+  void FlowEvent(const char* ph, int64_t id, int64_t pid, int64_t tid, int64_t ts,
                  std::string* out);
-  // Writes the "f" of `flow` at `end` if its "s" is written, else keeps `end` for later.
-  void EndFlow(Flow& flow, const FlowEnd& end, std::string* out);
+  // Writes the "f" of flow `link` at `end` if its "s" is written, else keeps `end` for
+  // later.
+  void EndFlow(uint32_t link, const FlowEnd& end, std::string* out);
 
   bool first_ = true;
   bool have_base_ = false;
   absl::Time base_;
-  std::vector<std::unique_ptr<Process>> processes_;  // in order of appearance
-  absl::flat_hash_map<std::string, Process*> by_sid_;
+  reader::TrackModel model_;
+  std::string* out_ = nullptr;        // the output of the current Write() or Finish()
+  int64_t now_ns_ = 0;                // the time slices begin and end at (the event's)
+  reader::EventTracks at_;            // where the current event is
+  std::vector<Process> processes_;    // by the model's process index
+  std::vector<Track> threads_;        // by the model's thread index
+  std::vector<RegionSlice> regions_;  // open regions' data, by slot
+  std::vector<ChildSlice> children_;  // running children's data, by slot
   absl::flat_hash_set<int64_t> used_pids_;
   int64_t next_synthetic_pid_ = kSyntheticPidBase;
-  Process* last_process_ = nullptr;
-  std::map<std::pair<std::string, int64_t>, Flow> flows_;
+  std::vector<Flow> flows_;         // by link id - 1
   std::vector<StackFrame> frames_;  // frame id - 1 -> frame
   absl::flat_hash_map<std::string, int64_t> frame_ids_;
   std::string scratch_;
@@ -234,10 +229,9 @@ int64_t ChromeFormatter::AssignPid(absl::string_view sid) {
   return chosen;
 }
 
-Flow& ChromeFormatter::FlowFor(absl::string_view parent_sid, int64_t child_pid) {
-  auto [it, inserted] = flows_.try_emplace({std::string(parent_sid), child_pid});
-  if (inserted) it->second.id = static_cast<int64_t>(flows_.size());
-  return it->second;
+Flow& ChromeFormatter::FlowFor(uint32_t link) {
+  if (flows_.size() < link) flows_.resize(link);
+  return flows_[link - 1];
 }
 
 int64_t ChromeFormatter::StackId(absl::Span<const reader::SymbolFrame> stack) {
@@ -339,58 +333,49 @@ void ChromeFormatter::NameProcess(Process& p, std::string* out) {
   }
 }
 
-Process& ChromeFormatter::ProcessOf(const Event& e, std::string* out) {
-  if (last_process_ != nullptr && last_process_->sid == e.sid) return *last_process_;
-  auto it = by_sid_.find(e.sid);
-  if (it != by_sid_.end()) return *(last_process_ = it->second);
-  auto process = std::make_unique<Process>();
-  Process& p = *process;
-  p.sid = std::string(e.sid);
-  p.pid = AssignPid(e.sid);
-  p.depth = e.depth;
-  processes_.push_back(std::move(process));
-  by_sid_.emplace(p.sid, &p);
-  NameProcess(p, out);
-  Metadata("process_sort_index", p, 0, "sort_index", {}, p.depth, out);
-  return *(last_process_ = &p);
+void ChromeFormatter::OnProcessBegin(const reader::ProcessTrack& process, const Event& first) {
+  Process& p = processes_.emplace_back();
+  p.sid = process.sid;
+  p.pid = AssignPid(process.sid);
+  p.depth = process.depth;
+  NameProcess(p, out_);
+  Metadata("process_sort_index", p, 0, "sort_index", {}, p.depth, out_);
 }
 
-Track& ChromeFormatter::ThreadOf(Process& p, const Event& e, std::string* out) {
-  auto [it, inserted] = p.threads.try_emplace(e.thread_id);
-  Track& t = it->second;
-  if (inserted) {
-    t.tid = e.thread_id < static_cast<uint64_t>(kLaneTidBase) ? static_cast<int64_t>(e.thread_id)
-                                                              : p.next_synthetic_tid++;
-    Metadata("thread_name", p, t.tid, "name", e.thread_name, std::nullopt, out);
-    Metadata("thread_sort_index", p, t.tid, "sort_index", {}, t.tid, out);
-  }
-  return t;
+void ChromeFormatter::BeginThread(const reader::Slice& slice, const Event& e, std::string* out) {
+  Process& p = processes_[slice.process];
+  if (threads_.size() <= slice.thread) threads_.resize(slice.thread + 1);
+  Track& t = threads_[slice.thread];
+  t.tid = e.thread_id < static_cast<uint64_t>(kLaneTidBase) ? static_cast<int64_t>(e.thread_id)
+                                                            : p.next_synthetic_tid++;
+  Metadata("thread_name", p, t.tid, "name", e.thread_name, std::nullopt, out);
+  Metadata("thread_sort_index", p, t.tid, "sort_index", {}, t.tid, out);
 }
 
-Lane& ChromeFormatter::FreeLane(Process& p, std::string* out) {
-  for (Lane& lane : p.lanes) {
-    if (!lane.child.has_value()) return lane;
-  }
+Track& ChromeFormatter::LaneTrack(Process& p, uint32_t lane, std::string* out) {
+  if (lane < p.lanes.size()) return p.lanes[lane];
+  // Lanes are taken lowest free first: a new lane is the next one.
   const size_t index = p.lanes.size();
-  Lane& lane = p.lanes.emplace_back();
-  lane.track.tid = kLaneTidBase + static_cast<int64_t>(index);
-  Metadata("thread_name", p, lane.track.tid, "name",
+  Track& track = p.lanes.emplace_back();
+  track.tid = kLaneTidBase + static_cast<int64_t>(index);
+  Metadata("thread_name", p, track.tid, "name",
            index == 0 ? std::string("children") : absl::StrCat("children ", index + 1),
            std::nullopt, out);
-  Metadata("thread_sort_index", p, lane.track.tid, "sort_index", {}, lane.track.tid, out);
-  return lane;
+  Metadata("thread_sort_index", p, track.tid, "sort_index", {}, track.tid, out);
+  return track;
 }
 
-void ChromeFormatter::FlowEvent(const char* ph, const Flow& flow, int64_t pid, int64_t tid,
-                                int64_t ts, std::string* out) {
+void ChromeFormatter::FlowEvent(const char* ph, int64_t id, int64_t pid, int64_t tid, int64_t ts,
+                                std::string* out) {
   JsonWriter jw(out);
   Begin(jw, ph, "child process", "process", pid, tid, ts, out);
-  jw.ObjectInt("id", flow.id);
+  jw.ObjectInt("id", id);
   if (ph[0] == 'f') jw.ObjectString("bp", "e");
   jw.End();
 }
 
-void ChromeFormatter::EndFlow(Flow& flow, const FlowEnd& end, std::string* out) {
+void ChromeFormatter::EndFlow(uint32_t link, const FlowEnd& end, std::string* out) {
+  Flow& flow = FlowFor(link);
   if (flow.finished) return;
   if (!flow.started) {
     flow.pending_end = end;
@@ -398,7 +383,7 @@ void ChromeFormatter::EndFlow(Flow& flow, const FlowEnd& end, std::string* out) 
   }
   flow.finished = true;
   flow.pending_end.reset();
-  FlowEvent("f", flow, end.pid, end.tid, end.ts, out);
+  FlowEvent("f", link, end.pid, end.tid, end.ts, out);
 }
 
 void ChromeFormatter::WriteRegion(const Process& p, Track& t, const RegionSlice& region, int64_t ns,
@@ -421,23 +406,16 @@ void ChromeFormatter::WriteRegion(const Process& p, Track& t, const RegionSlice&
   jw.End();
 }
 
-void ChromeFormatter::EndRegions(Process& p, Track& t, int64_t keep_below, int64_t ns,
-                                 std::string* out) {
-  while (!t.regions.empty() && t.regions.back().nesting >= keep_below) {
-    WriteRegion(p, t, t.regions.back(), ns, nullptr, out);
-    t.regions.pop_back();
-  }
-}
-
-void ChromeFormatter::EndChild(Process& p, Lane& lane, int64_t ns, const Event* e,
+void ChromeFormatter::EndChild(Process& p, const reader::Slice& slice, int64_t ns, const Event* e,
                                std::string* out) {
-  const ChildSlice& child = *lane.child;
-  const int64_t end = Tick(lane.track, ns);
+  const ChildSlice& child = children_[slice.slot];
+  Track& lane = p.lanes[slice.depth];
+  const int64_t end = Tick(lane, ns);
   JsonWriter jw(out);
-  Begin(jw, "X", child.name, "process", p.pid, lane.track.tid, child.begin_ns, out);
+  Begin(jw, "X", child.name, "process", p.pid, lane.tid, child.begin_ns, out);
   RawMicros(jw, "dur", end - child.begin_ns);
   jw.ObjectBeginObject("args");
-  jw.ObjectRawJson("child_id", absl::StrCat(child.child_id), false);
+  jw.ObjectRawJson("child_id", absl::StrCat(slice.id), false);
   Str(jw, "class", child.child_class);
   if (child.hook.has_value()) Str(jw, "hook", *child.hook);
   if (child.cd.has_value()) Str(jw, "cd", *child.cd);
@@ -455,21 +433,13 @@ void ChromeFormatter::EndChild(Process& p, Lane& lane, int64_t ns, const Event* 
   }
   jw.End();
   jw.End();
-  if (e != nullptr && e->pid > 0) {
-    Flow& flow = FlowFor(p.sid, e->pid);
+  if (slice.link != reader::kNoIndex) {  // ended by its child_exit/child_ready, pid > 0
+    Flow& flow = FlowFor(slice.link);
     if (!flow.started) {
       flow.started = true;
-      FlowEvent("s", flow, p.pid, lane.track.tid, child.begin_ns, out);
-      if (flow.pending_end.has_value()) EndFlow(flow, *flow.pending_end, out);
+      FlowEvent("s", slice.link, p.pid, lane.tid, child.begin_ns, out);
+      if (flow.pending_end.has_value()) EndFlow(slice.link, *flow.pending_end, out);
     }
-  }
-  p.child_lane.erase(child.child_id);
-  lane.child.reset();
-}
-
-void ChromeFormatter::EndLanes(Process& p, int64_t ns, std::string* out) {
-  for (Lane& lane : p.lanes) {
-    if (lane.child.has_value()) EndChild(p, lane, ns, nullptr, out);
   }
 }
 
@@ -619,42 +589,28 @@ int64_t ChromeFormatter::Instant(const Event& e, Process& p, Track& t, int64_t n
   return ts;
 }
 
-void ChromeFormatter::Write(const Event& e, std::string* out) {
-  Process& p = ProcessOf(e, out);
-  Track& t = ThreadOf(p, e, out);
-  const int64_t ns = RelativeNs(e.time);
-  p.last_ns = std::max(p.last_ns, ns);
-  const bool first_of_process = !p.seen_event;
-  p.seen_event = true;
-
-  // Follow the reader's region depth: end the regions git unwound (and, for region_leave,
-  // stop above the region being left).
-  EndRegions(p, t, int64_t{e.nesting} + (e.kind == EventKind::kRegionLeave ? 1 : 0), ns, out);
-
-  switch (e.kind) {
-    case EventKind::kRegionEnter: {
-      RegionSlice& region = t.regions.emplace_back();
-      region.nesting = e.nesting;
-      region.begin_ns = Tick(t, ns);
+void ChromeFormatter::OnSliceBegin(const reader::Slice& slice, const Event& e) {
+  switch (slice.kind) {
+    case reader::SliceKind::kThread:
+      BeginThread(slice, e, out_);
+      return;
+    case reader::SliceKind::kRegion: {
+      if (regions_.size() <= slice.slot) regions_.resize(slice.slot + 1);
+      RegionSlice& region = regions_[slice.slot];
+      region.begin_ns = Tick(threads_[slice.thread], now_ns_);
       region.name = std::string(
           ValidUtf8(e.label.empty() ? absl::string_view("region") : e.label, &scratch_));
       region.category = std::string(ValidUtf8(e.category, &scratch_));
       region.msg = CopyOptional(e.msg);
       region.repo = e.repo;
-      if (!e.stack.empty()) region.stack = StackId(e.stack);
+      region.stack = e.stack.empty() ? kNoStack : StackId(e.stack);
       return;
     }
-    case EventKind::kRegionLeave:
-      // A leave whose enter came before the output started (a followed trace) has no slice.
-      if (t.regions.empty() || t.regions.back().nesting != e.nesting) return;
-      WriteRegion(p, t, t.regions.back(), ns, &e, out);
-      t.regions.pop_back();
-      return;
-    case EventKind::kChildStart: {
-      Lane& lane = FreeLane(p, out);
-      ChildSlice& child = lane.child.emplace();
-      child.begin_ns = Tick(lane.track, ns);
-      child.child_id = e.child_id;
+    case reader::SliceKind::kChild: {
+      Track& lane = LaneTrack(processes_[slice.process], slice.depth, out_);
+      if (children_.size() <= slice.slot) children_.resize(slice.slot + 1);
+      ChildSlice& child = children_[slice.slot];
+      child.begin_ns = Tick(lane, now_ns_);
       child.name = absl::StrCat(
           "child ", e.is_git_command
                         ? absl::string_view("git")
@@ -663,23 +619,53 @@ void ChromeFormatter::Write(const Event& e, std::string* out) {
       child.hook = CopyOptional(e.hook_name);
       child.cd = CopyOptional(e.cd);
       child.use_shell = e.use_shell;
+      child.argv.clear();
       if (e.is_git_command) child.argv.emplace_back("git");
       for (absl::string_view arg : e.argv) child.argv.emplace_back(arg);
-      p.child_lane[e.child_id] = static_cast<size_t>(&lane - p.lanes.data());
       return;
     }
+    case reader::SliceKind::kExec:
+      return;  // execs are instants
+  }
+}
+
+void ChromeFormatter::OnSliceEnd(const reader::Slice& slice, const reader::SliceEnding& end) {
+  // Only a slice's own end event is its leave (unwound and process-end ends have none).
+  const Event* leave = end.cause == reader::SliceEnd::kEndEvent ? end.event : nullptr;
+  switch (slice.kind) {
+    case reader::SliceKind::kRegion:
+      WriteRegion(processes_[slice.process], threads_[slice.thread], regions_[slice.slot], now_ns_,
+                  leave, out_);
+      return;
+    case reader::SliceKind::kChild:
+      EndChild(processes_[slice.process], slice, now_ns_, leave, out_);
+      return;
+    case reader::SliceKind::kThread:
+    case reader::SliceKind::kExec:
+      return;
+  }
+}
+
+void ChromeFormatter::OnEvent(const Event& e, const reader::EventTracks& at) {
+  Process& p = processes_[at.process];
+  Track& t = threads_[at.thread];
+  std::string* out = out_;
+  at_ = at;
+  p.last_ns = std::max(p.last_ns, now_ns_);
+  switch (e.kind) {
+    case EventKind::kRegionEnter:
+    case EventKind::kRegionLeave:
+    case EventKind::kChildStart:
+      return;  // slices (a leave whose enter came before the output started has none)
     case EventKind::kChildExit:
     case EventKind::kChildReady:
-      if (auto it = p.child_lane.find(e.child_id); it != p.child_lane.end()) {
-        EndChild(p, p.lanes[it->second], ns, &e, out);
-        return;
-      }
+      if (at.slice_ended) return;
       break;  // its child_start came before the output started: an instant
     case EventKind::kTimer:
     case EventKind::kThTimer:
     case EventKind::kCounter:
     case EventKind::kThCounter:
-      Counter(e, p, t, ns, out);
+      Counter(e, p, t, now_ns_, out);
       return;
     case EventKind::kStart:
       if (!e.argv.empty()) {
@@ -694,29 +680,29 @@ void ChromeFormatter::Write(const Event& e, std::string* out) {
     default:
       break;
   }
-  const int64_t ts = Instant(e, p, t, ns, out);
-  if (first_of_process && (e.kind == EventKind::kVersion || e.kind == EventKind::kStart)) {
-    // The end of the flow from the parent's child slice.
-    const absl::string_view parent_sid = ParentSid(p.sid);
-    const std::optional<uint32_t> own_pid =
-        reader::PidFromSidComponent(reader::SidLastComponent(p.sid));
-    if (!parent_sid.empty() && own_pid.has_value() && *own_pid != 0) {
-      EndFlow(FlowFor(parent_sid, *own_pid), FlowEnd{p.pid, t.tid, ts}, out);
-    }
-  }
-  if (e.kind == EventKind::kThreadExit) EndRegions(p, t, 0, ns, out);
+  const int64_t ts = Instant(e, p, t, now_ns_, out);
+  // The end of the flow from the parent's child slice.
+  if (at.parent_link != reader::kNoIndex) EndFlow(at.parent_link, FlowEnd{p.pid, t.tid, ts}, out);
+}
+
+void ChromeFormatter::Write(const Event& e, std::string* out) {
+  out_ = out;
+  now_ns_ = RelativeNs(e.time);
+  model_.Add(e, *this);
   if (e.kind == EventKind::kAtexit || e.kind == EventKind::kSignal) {
-    // The process ends: its children tracks and the main thread's regions end here.
-    EndLanes(p, ns, out);
-    EndRegions(p, t, 0, ns, out);
+    // The process ends: its children tracks and the thread's regions end here.
+    model_.EndChildren(at_.process, e.time, *this);
+    model_.EndThreadRegions(at_.thread, e.time, *this);
   }
 }
 
 void ChromeFormatter::Finish(std::string* out) {
-  for (const std::unique_ptr<Process>& process : processes_) {
-    Process& p = *process;
-    EndLanes(p, p.last_ns, out);
-    for (auto& [id, t] : p.threads) EndRegions(p, t, 0, p.last_ns, out);
+  out_ = out;
+  for (uint32_t index = 0; index < processes_.size(); ++index) {
+    now_ns_ = processes_[index].last_ns;
+    const absl::Time last = model_.process(index).last_time;
+    model_.EndChildren(index, last, *this, reader::SliceEnd::kFinish);
+    model_.EndProcess(index, last, *this, reader::SliceEnd::kFinish);
   }
   out->append(first_ ? "{\"traceEvents\":[\n]" : "\n]");
   out->append(",\n\"stackFrames\":{");
@@ -733,11 +719,11 @@ void ChromeFormatter::Finish(std::string* out) {
   out->append(frames_.empty() ? "}\n}\n" : "\n}\n}\n");
   first_ = true;
   have_base_ = false;
+  model_ = reader::TrackModel();
   processes_.clear();
-  by_sid_.clear();
+  threads_.clear();
   used_pids_.clear();
   next_synthetic_pid_ = kSyntheticPidBase;
-  last_process_ = nullptr;
   flows_.clear();
   frames_.clear();
   frame_ids_.clear();

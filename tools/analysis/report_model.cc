@@ -48,132 +48,144 @@ uint32_t ReportModel::NameId(absl::string_view category, absl::string_view label
   return it->second;
 }
 
-ReportProcess& ReportModel::ProcessOf(const Event& e) {
-  if (last_process_ >= 0 && processes_[last_process_]->sid == e.sid) {
-    return *processes_[last_process_];
-  }
-  auto [it, inserted] =
-      by_sid_.try_emplace(std::string(e.sid), static_cast<int>(processes_.size()));
-  last_process_ = it->second;
-  if (inserted) {
-    auto process = std::make_unique<ReportProcess>();
-    process->sid = std::string(e.sid);
-    process->pid = reader::PidFromSidComponent(reader::SidLastComponent(e.sid)).value_or(0);
-    process->stats = std::make_unique<TraceStats>();
-    processes_.push_back(std::move(process));
-  }
-  return *processes_[last_process_];
-}
+class ReportModel::Listener : public reader::TrackListener {
+ public:
+  explicit Listener(ReportModel* model) : m_(model) {}
 
-void ReportModel::EndRegions(ReportThread& thread, ThreadState& state, int64_t keep_below,
-                             int64_t ns) {
-  while (!state.open.empty() && state.open.back().nesting >= keep_below) {
-    const OpenRegion& region = state.open.back();
-    const size_t depth = state.open.size() - 1;
-    if (thread.rows.size() <= depth) thread.rows.resize(depth + 1);
-    thread.rows[depth].push_back({region.begin_ns, std::max(ns, region.begin_ns), region.name});
-    state.open.pop_back();
+  void OnProcessBegin(const reader::ProcessTrack& track, const Event& first) {
+    auto process = std::make_unique<ReportProcess>();
+    process->sid = track.sid;
+    process->pid = reader::PidFromSidComponent(reader::SidLastComponent(track.sid)).value_or(0);
+    process->stats = std::make_unique<TraceStats>();
+    m_->processes_.push_back(std::move(process));
   }
-}
+
+  void OnSliceBegin(const reader::Slice& slice, const Event& e) {
+    ReportProcess& p = *m_->processes_[slice.process];
+    switch (slice.kind) {
+      case reader::SliceKind::kThread:
+        if (m_->threads_.size() <= slice.thread) m_->threads_.resize(slice.thread + 1);
+        m_->threads_[slice.thread] = &p.threads[e.thread_id];
+        return;
+      case reader::SliceKind::kRegion:
+        if (m_->open_regions_.size() <= slice.slot) m_->open_regions_.resize(slice.slot + 1);
+        m_->open_regions_[slice.slot] = {m_->now_ns_, m_->NameId(e.category, e.label)};
+        ++p.regions;
+        return;
+      case reader::SliceKind::kChild: {
+        ReportChild child;
+        child.begin_ns = child.end_ns = m_->now_ns_;
+        std::vector<absl::string_view> argv;
+        if (e.is_git_command) argv.push_back("git");
+        argv.insert(argv.end(), e.argv.begin(), e.argv.end());
+        child.name = absl::StrJoin(argv, " ");
+        if (m_->open_children_.size() <= slice.slot) m_->open_children_.resize(slice.slot + 1);
+        m_->open_children_[slice.slot] = p.child_runs.size();
+        p.child_runs.push_back(std::move(child));
+        return;
+      }
+      case reader::SliceKind::kExec:
+        return;
+    }
+  }
+
+  void OnSliceEnd(const reader::Slice& slice, const reader::SliceEnding& end) {
+    ReportProcess& p = *m_->processes_[slice.process];
+    // Slices still open at the end of the trace end at their process's last time.
+    const int64_t ns = end.cause == reader::SliceEnd::kFinish ? p.last_ns : m_->now_ns_;
+    switch (slice.kind) {
+      case reader::SliceKind::kRegion: {
+        const OpenRegion& region = m_->open_regions_[slice.slot];
+        ReportThread& thread = *m_->threads_[slice.thread];
+        if (thread.rows.size() <= slice.depth) thread.rows.resize(slice.depth + 1);
+        thread.rows[slice.depth].push_back(
+            {region.begin_ns, std::max(ns, region.begin_ns), region.name});
+        return;
+      }
+      case reader::SliceKind::kChild: {
+        ReportChild& child = p.child_runs[m_->open_children_[slice.slot]];
+        child.end_ns = std::max(ns, child.begin_ns);
+        if (end.cause == reader::SliceEnd::kEndEvent) {
+          child.pid = end.event->pid;
+          if (end.event->kind == EventKind::kChildExit) child.code = end.event->code;
+        }
+        return;
+      }
+      case reader::SliceKind::kThread:
+      case reader::SliceKind::kExec:
+        return;
+    }
+  }
+
+  void OnEvent(const Event& e, const reader::EventTracks& at) {
+    at_ = at;
+    ReportProcess& p = *m_->processes_[at.process];
+    p.stats->AddEvent(e);
+    const int64_t ns = m_->now_ns_;
+    if (p.events++ == 0) {
+      p.first_ns = p.last_ns = ns;
+    } else {
+      p.first_ns = std::min(p.first_ns, ns);
+      p.last_ns = std::max(p.last_ns, ns);
+    }
+    ReportThread& thread = *m_->threads_[at.thread];
+    if (thread.name.empty()) thread.name = std::string(e.thread_name);
+    switch (e.kind) {
+      case EventKind::kStart:
+        if (!e.argv.empty()) p.exe = std::string(Basename(e.argv.front()));
+        p.argv = absl::StrJoin(e.argv, " ");
+        break;
+      case EventKind::kCmdName:
+        p.command = std::string(e.cmd_name);
+        break;
+      case EventKind::kExit:
+      case EventKind::kAtexit:
+        p.exit_code = e.code;
+        break;
+      case EventKind::kSignal:
+        p.signal = static_cast<int64_t>(std::min<uint64_t>(e.signo, 1u << 30));
+        break;
+      case EventKind::kError:
+        thread.errors.push_back({ns, std::string(e.msg.value_or(e.fmt.value_or("error")))});
+        break;
+      default:
+        break;
+    }
+  }
+
+  // Where the last event was.
+  const reader::EventTracks& at() const { return at_; }
+
+ private:
+  ReportModel* m_;
+  reader::EventTracks at_;
+};
 
 void ReportModel::Add(const Event& e) {
   ++events_;
   stats_.AddEvent(e);
-  ReportProcess& p = ProcessOf(e);
-  const int process_index = last_process_;
-  p.stats->AddEvent(e);
-  const int64_t ns = RelativeNs(e.time);
-  if (p.events++ == 0) {
-    p.first_ns = p.last_ns = ns;
-  } else {
-    p.first_ns = std::min(p.first_ns, ns);
-    p.last_ns = std::max(p.last_ns, ns);
-  }
-  ReportThread& thread = p.threads[e.thread_id];
-  if (thread.name.empty()) thread.name = std::string(e.thread_name);
-  ThreadState& state = open_[{process_index, e.thread_id}];
-
-  // Follow the reader's region depth (regions git unwinds end here).
-  EndRegions(thread, state, int64_t{e.nesting} + (e.kind == EventKind::kRegionLeave ? 1 : 0), ns);
-  switch (e.kind) {
-    case EventKind::kRegionEnter:
-      state.open.push_back({ns, NameId(e.category, e.label), e.nesting});
-      ++p.regions;
-      break;
-    case EventKind::kRegionLeave:
-      // A leave whose enter came before the trace started has no region.
-      if (!state.open.empty() && state.open.back().nesting == e.nesting) {
-        EndRegions(thread, state, e.nesting, ns);
-      }
-      break;
-    case EventKind::kThreadExit:
-      EndRegions(thread, state, 0, ns);
-      break;
-    case EventKind::kStart:
-      if (!e.argv.empty()) p.exe = std::string(Basename(e.argv.front()));
-      p.argv = absl::StrJoin(e.argv, " ");
-      break;
-    case EventKind::kCmdName:
-      p.command = std::string(e.cmd_name);
-      break;
-    case EventKind::kExit:
-    case EventKind::kAtexit:
-      p.exit_code = e.code;
-      if (e.kind == EventKind::kAtexit) EndRegions(thread, state, 0, ns);
-      break;
-    case EventKind::kSignal:
-      p.signal = static_cast<int64_t>(std::min<uint64_t>(e.signo, 1u << 30));
-      EndRegions(thread, state, 0, ns);
-      break;
-    case EventKind::kError:
-      thread.errors.push_back({ns, std::string(e.msg.value_or(e.fmt.value_or("error")))});
-      break;
-    case EventKind::kChildStart: {
-      ReportChild child;
-      child.begin_ns = child.end_ns = ns;
-      std::vector<absl::string_view> argv;
-      if (e.is_git_command) argv.push_back("git");
-      argv.insert(argv.end(), e.argv.begin(), e.argv.end());
-      child.name = absl::StrJoin(argv, " ");
-      open_children_[{process_index, e.child_id}] = p.child_runs.size();
-      p.child_runs.push_back(std::move(child));
-      break;
-    }
-    case EventKind::kChildExit:
-    case EventKind::kChildReady: {
-      auto it = open_children_.find({process_index, e.child_id});
-      if (it == open_children_.end()) break;
-      ReportChild& child = p.child_runs[it->second];
-      child.end_ns = std::max(ns, child.begin_ns);
-      child.pid = e.pid;
-      if (e.kind == EventKind::kChildExit) child.code = e.code;
-      open_children_.erase(it);
-      break;
-    }
-    default:
-      break;
-  }
+  now_ns_ = RelativeNs(e.time);
+  // The track model follows the reader's region depth (regions git unwinds end there, on
+  // atexit and thread_exit among others).
+  Listener listener(this);
+  tracks_.Add(e, listener);
+  // A signal ends the process: the thread's regions end there.
+  if (e.kind == EventKind::kSignal)
+    tracks_.EndThreadRegions(listener.at().thread, e.time, listener);
 }
 
 void ReportModel::Finish() {
-  for (auto& [key, state] : open_) {
-    ReportProcess& p = *processes_[key.first];
-    EndRegions(p.threads[key.second], state, 0, p.last_ns);
-  }
-  open_.clear();
-  for (const auto& [key, index] : open_children_) {
-    ReportChild& child = processes_[key.first]->child_runs[index];
-    child.end_ns = std::max(child.begin_ns, processes_[key.first]->last_ns);
-  }
-  open_children_.clear();
+  // Regions and child runs still open end at their process's last time.
+  Listener listener(this);
+  tracks_.Finish(listener);
   // The process tree: a child's sid is its parent's sid, '/', its own component.
   for (size_t i = 0; i < processes_.size(); ++i) {
     ReportProcess& p = *processes_[i];
     const size_t slash = p.sid.rfind('/');
     if (slash == std::string::npos) continue;
-    auto parent = by_sid_.find(p.sid.substr(0, slash));
-    if (parent == by_sid_.end()) continue;
-    p.parent = parent->second;
+    const std::optional<uint32_t> parent = tracks_.FindProcess(p.sid.substr(0, slash));
+    if (!parent.has_value()) continue;
+    p.parent = static_cast<int>(*parent);
     ReportProcess& parent_process = *processes_[p.parent];
     parent_process.children.push_back(static_cast<int>(i));
     // The parent's child run with this process's pid (the first one not yet linked).

@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
 #include "reader/event.h"
+#include "reader/track_model.h"
 #include "tools/analysis/trace_stats.h"
 
 namespace tracewire::tools {
@@ -90,30 +91,28 @@ class ReportModel {
   absl::Time start() const { return start_; }
 
  private:
+  // The track model's listener (report_model.cc).
+  class Listener;
+
+  // An open region's data, by the track model's slot.
   struct OpenRegion {
-    int64_t begin_ns;
-    uint32_t name;
-    int nesting;
-  };
-  struct ThreadState {
-    std::vector<OpenRegion> open;
+    int64_t begin_ns = 0;
+    uint32_t name = 0;
   };
 
-  ReportProcess& ProcessOf(const reader::Event& e);
   int64_t RelativeNs(absl::Time t);
   uint32_t NameId(absl::string_view category, absl::string_view label);
-  void EndRegions(ReportThread& thread, ThreadState& state, int64_t keep_below, int64_t ns);
 
-  std::vector<std::unique_ptr<ReportProcess>> processes_;
-  absl::flat_hash_map<std::string, int> by_sid_;
-  int last_process_ = -1;
+  std::vector<std::unique_ptr<ReportProcess>> processes_;  // by the model's process index
   std::vector<std::string> names_;
   absl::flat_hash_map<std::string, uint32_t> name_ids_;
   std::string name_key_;
-  // Open regions per (process, thread number).
-  std::map<std::pair<int, uint64_t>, ThreadState> open_;
-  // Open child runs per (process, child_id): index into child_runs.
-  std::map<std::pair<int, uint64_t>, size_t> open_children_;
+  // Regions, child runs and threads from the track model.
+  reader::TrackModel tracks_;
+  std::vector<OpenRegion> open_regions_;  // by slot
+  std::vector<size_t> open_children_;     // index into child_runs, by slot
+  std::vector<ReportThread*> threads_;    // by the model's thread index
+  int64_t now_ns_ = 0;                    // time of the event being added
   TraceStats stats_;
   uint64_t events_ = 0;
   bool have_start_ = false;

@@ -32,41 +32,86 @@ void SubtractNs(int64_t& acc, int64_t ns) {
 
 }  // namespace
 
-TraceStats::ThreadRegions& TraceStats::RegionsOf(const Event& e) {
-  if (last_stack_ == nullptr || e.thread_id != last_stack_thread_ || e.sid != last_stack_sid_) {
-    last_stack_ = &stacks_[ThreadKey(std::string(e.sid), e.thread_id)];
-    last_stack_sid_.assign(e.sid.data(), e.sid.size());
-    last_stack_thread_ = e.thread_id;
-  }
-  return *last_stack_;
-}
-
 size_t TraceStats::RegionIndex(absl::string_view name) {
   auto [it, inserted] = region_index_.try_emplace(name, regions_.size());
   if (inserted) regions_.push_back(RegionTime{std::string(name)});
   return it->second;
 }
 
-void TraceStats::LeaveOpen(std::vector<OpenRegion>& stack, int64_t ns) {
-  const OpenRegion open = stack.back();
-  stack.pop_back();
+class TraceStats::RegionListener : public reader::TrackListener {
+ public:
+  explicit RegionListener(TraceStats* stats) : stats_(stats) {}
+
+  void OnSliceBegin(const reader::Slice& slice, const Event& e) {
+    if (slice.kind != reader::SliceKind::kRegion) return;
+    std::string& name = stats_->region_name_;
+    name.assign(e.category.data(), e.category.size());
+    name += '/';
+    name.append(e.label.data(), e.label.size());
+    stats_->Open(slice.slot) = OpenRegion{stats_->RegionIndex(name)};
+  }
+  void OnSliceEnd(const reader::Slice& slice, const reader::SliceEnding& end) {
+    // Regions git unwound are not counted (they have no region_leave).
+    if (slice.kind != reader::SliceKind::kRegion || end.cause != reader::SliceEnd::kEndEvent) {
+      return;
+    }
+    stats_->RegionLeft(slice, Nanoseconds(end.event->t_rel));
+  }
+  void OnEvent(const Event& e, const reader::EventTracks& at) {
+    if (!stats_->partial_) return;
+    switch (e.kind) {
+      case EventKind::kRegionLeave:
+        // A leave of a region entered before the run (otherwise a leave of a region entered
+        // before a salvaged suffix: it has no enter here).
+        if (!at.slice_ended)
+          stats_->AddOp(at.thread, StackOp{StackOp::kLeave, Nanoseconds(e.t_rel)});
+        break;
+      case EventKind::kAtexit:
+      case EventKind::kThreadExit:
+      case EventKind::kThTimer:
+      case EventKind::kTimer:
+      case EventKind::kThCounter:
+      case EventKind::kCounter:
+        // These unwind the thread's regions (git's tr2tls_pop_unwind_self), those open
+        // before the run too.
+        stats_->AddOp(at.thread, StackOp{StackOp::kUnwind});
+        break;
+      default:
+        break;
+    }
+  }
+
+ private:
+  TraceStats* stats_;
+};
+
+void TraceStats::AddOp(uint32_t thread, StackOp op) {
+  if (ops_.size() <= thread) ops_.resize(thread + 1);
+  ops_[thread].push_back(op);
+}
+
+void TraceStats::RegionLeft(const reader::Slice& slice, int64_t ns) {
+  const OpenRegion& open = open_[slice.slot];
   RegionTime& region = regions_[open.region];
   ++region.count;
   AddNs(region.total_ns, ns);
   AddNs(region.self_ns, ns);
   SubtractNs(region.self_ns, open.child_ns);
+  if (slice.parent != reader::kNoIndex) {
+    AddNs(open_[slice.parent].child_ns, ns);
+  } else if (partial_) {
+    AddOp(slice.thread, StackOp{StackOp::kChildTime, ns});
+  }
 }
 
-void TraceStats::Leave(ThreadRegions& thread, int64_t ns) {
-  if (!thread.stack.empty()) {
-    LeaveOpen(thread.stack, ns);
-    if (!thread.stack.empty()) {
-      AddNs(thread.stack.back().child_ns, ns);
-    } else if (partial_) {
-      thread.ops.push_back(StackOp{StackOp::kChildTime, ns});
-    }
+void TraceStats::Leave(uint32_t thread, int64_t ns) {
+  const absl::Span<const reader::Slice> open = tracks_.OpenRegions(thread);
+  if (!open.empty()) {
+    RegionLeft(open.back(), ns);
+    reader::TrackListener ignore;
+    tracks_.EndInnermostRegion(thread, absl::Time(), ignore);
   } else if (partial_) {
-    thread.ops.push_back(StackOp{StackOp::kLeave, ns});
+    AddOp(thread, StackOp{StackOp::kLeave, ns});
   }
   // Otherwise a leave of a region entered before a salvaged suffix: it has no enter here.
 }
@@ -99,38 +144,16 @@ void TraceStats::AddEvent(const Event& e) {
     ++it->second.second;
   }
 
-  // Region times, from a region stack per thread (as the reader derives nesting).
-  switch (e.kind) {
-    case EventKind::kRegionEnter:
-      region_name_.assign(e.category.data(), e.category.size());
-      region_name_ += '/';
-      region_name_.append(e.label.data(), e.label.size());
-      RegionsOf(e).stack.push_back(OpenRegion{RegionIndex(region_name_)});
-      break;
-    case EventKind::kRegionLeave:
-      Leave(RegionsOf(e), Nanoseconds(e.t_rel));
-      break;
-    case EventKind::kAtexit:
-    case EventKind::kThreadExit:
-    case EventKind::kThTimer:
-    case EventKind::kTimer:
-    case EventKind::kThCounter:
-    case EventKind::kCounter: {
-      // These unwind the thread's regions (git's tr2tls_pop_unwind_self).
-      ThreadRegions& thread = RegionsOf(e);
-      thread.stack.clear();
-      if (partial_) thread.ops.push_back(StackOp{StackOp::kUnwind});
-      break;
-    }
-    default:
-      break;
-  }
+  // Region times, from the track model's regions (which follow the reader's nesting).
+  RegionListener listener(this);
+  tracks_.Add(e, listener);
 }
 
 void TraceStats::Merge(const TraceStats& run) {
   events_ += run.events_;
   header_flags_ |= run.header_flags_;
-  if (run.first_time_.has_value() && (!first_time_.has_value() || *run.first_time_ < *first_time_)) {
+  if (run.first_time_.has_value() &&
+      (!first_time_.has_value() || *run.first_time_ < *first_time_)) {
     first_time_ = run.first_time_;
   }
   if (run.last_time_.has_value() && (!last_time_.has_value() || *run.last_time_ > *last_time_)) {
@@ -156,33 +179,46 @@ void TraceStats::Merge(const TraceStats& run) {
     auto [it, inserted] = stack_counts_.try_emplace(key, stack.first, 0);
     it->second.second += stack.second;
   }
-  // The threads' stacks are independent, so their order does not matter.
-  for (const auto& [key, regions] : run.stacks_) {
-    ThreadRegions& thread = stacks_[key];
-    for (const StackOp& op : regions.ops) {
+  // The threads' regions are independent, so their order does not matter.
+  reader::TrackListener ignore;
+  for (uint32_t run_thread = 0; run_thread < run.tracks_.threads().size(); ++run_thread) {
+    const absl::Span<const reader::Slice> run_open = run.tracks_.OpenRegions(run_thread);
+    const std::vector<StackOp>* ops =
+        run_thread < run.ops_.size() ? &run.ops_[run_thread] : nullptr;
+    if (run_open.empty() && (ops == nullptr || ops->empty())) continue;
+    const reader::ThreadTrack& track = run.tracks_.thread(run_thread);
+    const uint32_t thread =
+        tracks_.FindOrAddThread(run.tracks_.process(track.process).sid, track.thread_id);
+    for (const StackOp& op : ops != nullptr ? *ops : std::vector<StackOp>()) {
       switch (op.kind) {
         case StackOp::kLeave:
           Leave(thread, op.ns);
           break;
         case StackOp::kChildTime:
-          if (!thread.stack.empty()) AddNs(thread.stack.back().child_ns, op.ns);
+          if (const absl::Span<const reader::Slice> open = tracks_.OpenRegions(thread);
+              !open.empty()) {
+            AddNs(open_[open.back().slot].child_ns, op.ns);
+          }
           break;
         case StackOp::kUnwind:
-          thread.stack.clear();
+          tracks_.EndThreadRegions(thread, absl::Time(), ignore);
           break;
       }
     }
-    for (const OpenRegion& open : regions.stack) {
-      thread.stack.push_back(OpenRegion{region_map[open.region], open.child_ns});
+    for (const reader::Slice& run_region : run_open) {
+      const OpenRegion& data = run.open_[run_region.slot];
+      const reader::Slice& region =
+          tracks_.BeginRegion(thread, run_region.nesting, run_region.begin);
+      Open(region.slot) = OpenRegion{region_map[data.region], data.child_ns};
     }
   }
 }
 
 size_t TraceStats::bytes() const {
-  size_t total = sizeof(*this) + 64 * (threads_.size() + regions_.size() + stacks_.size());
-  for (const auto& [key, regions] : stacks_) {
-    total += sizeof(OpenRegion) * regions.stack.size() + sizeof(StackOp) * regions.ops.size();
-  }
+  size_t total =
+      sizeof(*this) + 64 * (threads_.size() + regions_.size() + tracks_.threads().size());
+  total += sizeof(OpenRegion) * open_.size();
+  for (const std::vector<StackOp>& ops : ops_) total += sizeof(StackOp) * ops.size();
   return total;
 }
 
@@ -217,8 +253,7 @@ std::vector<RegionTime> TraceStats::TopRegions(size_t top, bool by_self) const {
   return sorted;
 }
 
-std::vector<std::pair<std::vector<std::string>, uint64_t>> TraceStats::TopStacks(
-    size_t top) const {
+std::vector<std::pair<std::vector<std::string>, uint64_t>> TraceStats::TopStacks(size_t top) const {
   std::vector<std::pair<std::vector<std::string>, uint64_t>> sorted;
   for (const auto& [key, stack] : stack_counts_) sorted.push_back(stack);
   std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {

@@ -20,6 +20,7 @@
 #include "absl/time/time.h"
 #include "reader/event.h"
 #include "reader/frame_reader.h"
+#include "reader/track_model.h"
 
 namespace tracewire::tools {
 
@@ -73,8 +74,12 @@ class TraceStats {
   size_t bytes() const;
 
  private:
+  // The track model's listener: region times from its regions.
+  class RegionListener;
+
+  // An open region's data, by the track model's slot.
   struct OpenRegion {
-    size_t region;  // index in regions_
+    size_t region = 0;  // index in regions_
     int64_t child_ns = 0;
   };
   // What a partial run did to the regions open before it, in order.
@@ -82,17 +87,18 @@ class TraceStats {
     enum Kind : uint8_t { kLeave, kChildTime, kUnwind } kind;
     int64_t ns = 0;  // kLeave: the region's duration; kChildTime: time to add to its parent
   };
-  struct ThreadRegions {
-    std::vector<OpenRegion> stack;  // open regions (in a partial: entered in the run)
-    std::vector<StackOp> ops;       // partial: operations on the regions open before
-  };
-  using ThreadKey = std::pair<std::string, uint64_t>;  // (sid, thread id)
 
-  ThreadRegions& RegionsOf(const reader::Event& e);
-  // A region of the thread left after `ns`: the innermost open one, else (partial) the
-  // innermost one open before the run.
-  void Leave(ThreadRegions& thread, int64_t ns);
-  void LeaveOpen(std::vector<OpenRegion>& stack, int64_t ns);
+  // A region of thread `thread` left after `ns` (on a replay): the innermost open one,
+  // else (partial) the innermost one open before the run.
+  void Leave(uint32_t thread, int64_t ns);
+  // Counts the open region `slice` as left after `ns`, and its time as its parent's child
+  // time (in a partial without a parent: as a kChildTime operation).
+  void RegionLeft(const reader::Slice& slice, int64_t ns);
+  void AddOp(uint32_t thread, StackOp op);
+  OpenRegion& Open(uint32_t slot) {
+    if (open_.size() <= slot) open_.resize(slot + 1);
+    return open_[slot];
+  }
   size_t RegionIndex(absl::string_view name);
 
   bool partial_;
@@ -108,11 +114,11 @@ class TraceStats {
   std::vector<RegionTime> regions_;
   absl::flat_hash_map<std::string, size_t> region_index_;
   std::string region_name_;  // scratch
-  // Region stacks per (sid, thread id); the last one used is cached.
-  std::map<ThreadKey, ThreadRegions> stacks_;
-  ThreadRegions* last_stack_ = nullptr;
-  std::string last_stack_sid_;
-  uint64_t last_stack_thread_ = 0;
+  // The regions per thread (in a partial: those entered in the run), with their data by
+  // slot, and (partial) per thread the operations on the regions open before the run.
+  reader::TrackModel tracks_;
+  std::vector<OpenRegion> open_;
+  std::vector<std::vector<StackOp>> ops_;  // by the model's thread index
   // Events per stack (by the joined frame texts) and the frames of each stack.
   absl::flat_hash_map<std::string, std::pair<std::vector<std::string>, uint64_t>> stack_counts_;
   uint32_t header_flags_ = 0;
