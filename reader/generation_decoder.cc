@@ -1,3 +1,7 @@
+// GenerationDecoder's constructor (the per-type hot-path info from the EventSpec table)
+// and Next(): the hot loop that processes the current thread's head record, decodes its
+// next one and keeps the thread while it stays the earliest (the inline parts come from
+// event_meaning-inl.h and thread_merge-inl.h), and NextSlow() for everything else.
 #include "reader/generation_decoder.h"
 
 #include <algorithm>
