@@ -28,6 +28,14 @@ absl::StatusOr<DwLibrary> LoadDwLibrary(const char* file_name) {
     resolve("dwfl_module_addrinfo", &lib.module_addrinfo);
     resolve("dwfl_module_getsrc", &lib.module_getsrc);
     resolve("dwfl_lineinfo", &lib.lineinfo);
+    resolve("dwfl_module_addrdie", &lib.module_addrdie);
+    resolve("dwarf_getscopes", &lib.getscopes);
+    resolve("dwarf_tag", &lib.tag);
+    resolve("dwarf_attr_integrate", &lib.attr_integrate);
+    resolve("dwarf_formstring", &lib.formstring);
+    resolve("dwarf_formudata", &lib.formudata);
+    resolve("dwarf_getsrcfiles", &lib.getsrcfiles);
+    resolve("dwarf_filesrc", &lib.filesrc);
     resolve("dwfl_build_id_find_elf", &lib.build_id_find_elf);
     resolve("dwfl_standard_find_debuginfo", &lib.standard_find_debuginfo);
     resolve("dwfl_offline_section_address", &lib.offline_section_address);

@@ -32,6 +32,16 @@ struct DwLibrary {
   decltype(&dwfl_module_addrinfo) module_addrinfo = nullptr;
   decltype(&dwfl_module_getsrc) module_getsrc = nullptr;
   decltype(&dwfl_lineinfo) lineinfo = nullptr;
+  // The inline chain of an address: its CU's DIE, the scopes holding it, their names and
+  // call sites.
+  decltype(&dwfl_module_addrdie) module_addrdie = nullptr;
+  decltype(&dwarf_getscopes) getscopes = nullptr;
+  decltype(&dwarf_tag) tag = nullptr;
+  decltype(&dwarf_attr_integrate) attr_integrate = nullptr;
+  decltype(&dwarf_formstring) formstring = nullptr;
+  decltype(&dwarf_formudata) formudata = nullptr;
+  decltype(&dwarf_getsrcfiles) getsrcfiles = nullptr;
+  decltype(&dwarf_filesrc) filesrc = nullptr;
   // Callbacks for Dwfl_Callbacks.
   decltype(&dwfl_build_id_find_elf) build_id_find_elf = nullptr;
   decltype(&dwfl_standard_find_debuginfo) standard_find_debuginfo = nullptr;

@@ -93,7 +93,11 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::FillCommon(Cursor& c
   ClearOpt(&e.msg);
   if (ABSL_PREDICT_FALSE(c.has_pending_stack)) {
     // The first stack delivered of the generation: symbolize them all.
-    if (fill_) tables_.SymbolizeFrames();
+    if (fill_) {
+      tables_.SymbolizeFrames();
+      // Symbolizing moved the frames (inline chains): look the stack up again.
+      tables_.FindStack(c.pending_stack_id, &c.pending_stack);
+    }
     e.stack = c.pending_stack;
     c.has_pending_stack = false;
   } else {

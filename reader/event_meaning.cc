@@ -403,6 +403,7 @@ GenerationDecoder::Outcome GenerationDecoder::ProcessSlow(Cursor& c) {
       if (!tables_.FindStack(a[1], &c.pending_stack)) {
         return Fail(HeadError(c, absl::StrFormat("stack ID %d is not in the stack table", a[1])));
       }
+      c.pending_stack_id = a[1];
       c.has_pending_stack = true;
       return kSkip;
     }

@@ -110,6 +110,7 @@ class GenerationDecoder {
     bool restating = false;  // after thread_status: region_active records may follow
     bool has_pending_stack = false;
     absl::Span<const SymbolFrame> pending_stack;
+    uint64_t pending_stack_id = 0;  // the stack_ref's ID (its frames move when symbolized)
     // Head record. head_args[kZeroArg] is always 0 and head_args[kOnesArg] always ~0 (see
     // TypeInfo::str_a).
     uint8_t head_type = 0;

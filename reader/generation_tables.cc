@@ -176,7 +176,22 @@ void GenerationTables::SymbolizeFramesSlow() {
   if (frame_symbolizer_ == nullptr) frame_symbolizer_ = std::make_unique<FrameSymbolizer>();
   frame_symbolizer_->ClearModules();
   for (const ModuleRecord& module : modules_) frame_symbolizer_->AddModule(module);
-  for (SymbolFrame& frame : frames_) frame_symbolizer_->Symbolize(&frame);
+  // A frame in inlined code becomes several (its inline chain): the stacks' ranges move.
+  std::vector<SymbolFrame> symbolized;
+  symbolized.reserve(frames_.size());
+  std::vector<uint32_t> moved_to(frames_.size() + 1);
+  for (size_t i = 0; i < frames_.size(); ++i) {
+    moved_to[i] = static_cast<uint32_t>(symbolized.size());
+    frame_symbolizer_->Symbolize(frames_[i], &symbolized);
+  }
+  moved_to[frames_.size()] = static_cast<uint32_t>(symbolized.size());
+  if (symbolized.size() != frames_.size()) {
+    stacks_.UpdateEach([&moved_to](std::pair<uint32_t, uint32_t>& range) {
+      const uint32_t first = moved_to[range.first];
+      range = {first, moved_to[range.first + range.second] - first};
+    });
+  }
+  frames_ = std::move(symbolized);
 }
 
 const absl::string_view* GenerationTables::FindStringSlow(uint64_t id) const {

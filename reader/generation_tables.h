@@ -45,9 +45,10 @@ class GenerationTables {
   absl::Status Build(const RawGeneration& gen);
 
   // Symbolizes the stack frames of the generation (FrameSymbolizer: loads libdw and reads
-  // the modules' files) the first time it is called after Build; the spans FindStack gave
-  // then show the symbolized frames. Called when a filled event gets a stack, so reading
-  // that does not show stacks (counting, validating) never symbolizes.
+  // the modules' files) the first time it is called after Build. A frame in inlined code
+  // becomes one frame per function of its inline chain, so the spans FindStack gave before
+  // are no longer valid: look the stack up again. Called when a filled event gets a stack,
+  // so reading that does not show stacks (counting, validating) never symbolizes.
   void SymbolizeFrames() {
     if (ABSL_PREDICT_FALSE(!symbolized_)) SymbolizeFramesSlow();
   }
@@ -66,7 +67,7 @@ class GenerationTables {
   // IdTable::complete_limit().
   uint64_t string_limit() const { return strings_.complete_limit(); }
   // The stack with `id`; false if there is none. Its frames are as the trace recorded them
-  // until SymbolizeFrames is called.
+  // until SymbolizeFrames is called (which invalidates the span).
   bool FindStack(uint64_t id, absl::Span<const SymbolFrame>* stack) const {
     const std::pair<uint32_t, uint32_t>* range = stacks_.Find(id);
     if (range == nullptr) return false;

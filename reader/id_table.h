@@ -78,6 +78,15 @@ class IdTable {
   const T& Get(uint64_t id) const { return dense_[id]; }
 
   // The entry for `id`, or nullptr.
+  // Calls `update(value)` on every value of the built table (any order).
+  template <typename Update>
+  void UpdateEach(Update update) {
+    for (size_t id = 0; id < dense_.size(); ++id) {
+      if (present_[id]) update(dense_[id]);
+    }
+    for (auto& [id, value] : sparse_) update(value);
+  }
+
   ABSL_ATTRIBUTE_ALWAYS_INLINE const T* Find(uint64_t id) const {
     if (ABSL_PREDICT_TRUE(is_dense_)) {
       return id < present_.size() && present_[id] ? &dense_[id] : nullptr;

@@ -18,8 +18,16 @@ bool IsAncestor(absl::string_view ancestor, absl::string_view sid) {
 
 }  // namespace
 
-ProcessTreeReader::ProcessTreeReader(std::vector<std::unique_ptr<Reader>> readers)
-    : readers_(std::move(readers)) {}
+ProcessTreeReader::ProcessTreeReader(std::vector<std::unique_ptr<Reader>> readers,
+                                     ProcessTreeOptions options)
+    : readers_(std::move(readers)), options_(options), delivered_(readers_.size(), 0) {}
+
+bool ProcessTreeReader::Skip(int index, const absl::Status& status) {
+  if (!options_.skip_failed_inputs) return false;
+  skipped_.push_back(SkippedInput{index, status, delivered_[index]});
+  heads_[index] = nullptr;
+  return true;
+}
 
 bool ProcessTreeReader::Later(int a, int b) const {
   const Event& x = *heads_[a];
@@ -69,13 +77,16 @@ int ProcessTreeReader::NodeFor(absl::string_view sid, int depth, const std::stri
 }
 
 absl::StatusOr<std::unique_ptr<ProcessTreeReader>> ProcessTreeReader::Create(
-    std::vector<std::unique_ptr<Reader>> readers) {
-  std::unique_ptr<ProcessTreeReader> tree(new ProcessTreeReader(std::move(readers)));
+    std::vector<std::unique_ptr<Reader>> readers, ProcessTreeOptions options) {
+  std::unique_ptr<ProcessTreeReader> tree(new ProcessTreeReader(std::move(readers), options));
   const int n = static_cast<int>(tree->readers_.size());
   tree->heads_.assign(n, nullptr);
   for (int i = 0; i < n; ++i) {
     absl::StatusOr<const Event*> first = tree->readers_[i]->Next();
-    if (!first.ok()) return first.status();
+    if (!first.ok()) {
+      if (tree->Skip(i, first.status())) continue;
+      return first.status();
+    }
     if (*first == nullptr) continue;
     tree->heads_[i] = *first;
     tree->NodeFor((*first)->sid, (*first)->depth, tree->readers_[i]->name());
@@ -124,10 +135,11 @@ absl::StatusOr<const Event*> ProcessTreeReader::Next() {
   if (last_input_ >= 0) {
     absl::StatusOr<const Event*> next = readers_[last_input_]->Next();
     if (!next.ok()) {
-      error_ = next.status();
-      return error_;
-    }
-    if (*next != nullptr) {
+      if (!Skip(last_input_, next.status())) {
+        error_ = next.status();
+        return error_;
+      }
+    } else if (*next != nullptr) {
       heads_[last_input_] = *next;
       heap_.push_back(last_input_);
       std::push_heap(heap_.begin(), heap_.end(), later);
@@ -141,6 +153,7 @@ absl::StatusOr<const Event*> ProcessTreeReader::Next() {
   last_input_ = heap_.back();
   heap_.pop_back();
   const Event* event = heads_[last_input_];
+  ++delivered_[last_input_];
   last_process_ = NodeFor(event->sid, event->depth, readers_[last_input_]->name());
   return event;
 }

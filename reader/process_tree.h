@@ -26,12 +26,28 @@ struct ProcessNode {
   int depth = 0;  // number of '/' in sid
 };
 
+// How a ProcessTreeReader treats an input that fails.
+struct ProcessTreeOptions {
+  // False: the first error of any input ends the merge. True: an input whose reader fails
+  // (an empty or foreign file, a damaged generation outside salvage mode) is dropped at its
+  // error and recorded in skipped(); the other inputs are merged to their ends, so one
+  // unreadable file of a trace directory never hides the others.
+  bool skip_failed_inputs = false;
+};
+
+// An input dropped at its error (ProcessTreeOptions::skip_failed_inputs).
+struct SkippedInput {
+  int input = 0;                  // index of its reader
+  absl::Status status;            // the error, naming the input
+  uint64_t events_delivered = 0;  // its events merged before the error
+};
+
 class ProcessTreeReader {
  public:
   // Merges `readers`. Reads the first event of each (so processes() knows every input's
-  // first process); fails if a reader fails there.
+  // first process); fails if a reader fails there, unless options.skip_failed_inputs.
   static absl::StatusOr<std::unique_ptr<ProcessTreeReader>> Create(
-      std::vector<std::unique_ptr<Reader>> readers);
+      std::vector<std::unique_ptr<Reader>> readers, ProcessTreeOptions options = {});
 
   // Reads every regular file of `dir` whose name does not start with '.', in name order,
   // holding a bounded number of them open (FileSourcePool).
@@ -41,8 +57,13 @@ class ProcessTreeReader {
   // The next event of any input, in wall-time order across inputs (ties: shallower sid
   // first, then input order; within one input, its own order); nullptr at the end. Valid
   // until the next call. An error of one input ends the merge (its message names the
-  // input).
+  // input), unless options.skip_failed_inputs: then the input is dropped and the merge goes
+  // on.
   absl::StatusOr<const Event*> Next();
+
+  // The inputs dropped at an error so far, in the order they failed
+  // (ProcessTreeOptions::skip_failed_inputs).
+  const std::vector<SkippedInput>& skipped() const { return skipped_; }
 
   // Index into processes() of the process of the last event returned.
   int last_process() const { return last_process_; }
@@ -55,7 +76,9 @@ class ProcessTreeReader {
   const Reader& reader(int index) const { return *readers_[index]; }
 
  private:
-  explicit ProcessTreeReader(std::vector<std::unique_ptr<Reader>> readers);
+  ProcessTreeReader(std::vector<std::unique_ptr<Reader>> readers, ProcessTreeOptions options);
+  // Handles an error of input `index`: records it and returns true if the input is skipped.
+  bool Skip(int index, const absl::Status& status);
   bool Later(int a, int b) const;  // heap order: true if input a's head comes after b's
   // The node of `sid`, added (and linked into the tree) if new.
   int NodeFor(absl::string_view sid, int depth, const std::string& source);
@@ -68,6 +91,9 @@ class ProcessTreeReader {
   int last_input_ = -1;
   int last_process_ = -1;
   absl::Status error_;
+  ProcessTreeOptions options_;
+  std::vector<uint64_t> delivered_;  // events merged per input
+  std::vector<SkippedInput> skipped_;
 };
 
 }  // namespace tracewire::reader

@@ -1,6 +1,7 @@
 #include "reader/symbolizer.h"
 
 #include <cxxabi.h>
+#include <dwarf.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -129,6 +130,13 @@ absl::string_view Symbolizer::Demangled(absl::string_view name) {
 
 SymbolInfo Symbolizer::Lookup(absl::string_view path, absl::string_view build_id, uint64_t bias,
                               uint64_t pc) {
+  const absl::Span<const SymbolInfo> frames = LookupFrames(path, build_id, bias, pc);
+  return frames.empty() ? SymbolInfo{} : frames.front();
+}
+
+absl::Span<const SymbolInfo> Symbolizer::LookupFrames(absl::string_view path,
+                                                      absl::string_view build_id, uint64_t bias,
+                                                      uint64_t pc) {
   Module* module = FindModule(path, build_id, bias);
   if (module == nullptr || pc == 0) return {};
   const std::string cache_key = absl::StrCat(module->key, "\n", pc);
@@ -136,45 +144,107 @@ SymbolInfo Symbolizer::Lookup(absl::string_view path, absl::string_view build_id
   if (cached != cache_.end()) return cached->second;
   // A return address follows the call: the call itself is one byte earlier.
   const Dwarf_Addr address = pc - 1;
-  SymbolInfo info;
+  SymbolInfo outer;
   GElf_Off offset = 0;
   GElf_Sym sym;
   if (const char* name = module->dw.module_addrinfo(module->module, address, &offset, &sym, nullptr,
                                                     nullptr, nullptr)) {
-    info.func = Keep(Demangle(name));
+    outer.func = Keep(Demangle(name));
   }
   if (Dwfl_Line* line = module->dw.module_getsrc(module->module, address)) {
     int line_number = 0;
     if (const char* source =
             module->dw.lineinfo(line, nullptr, &line_number, nullptr, nullptr, nullptr)) {
-      info.file = Keep(source);
-      info.line = line_number > 0 ? static_cast<uint64_t>(line_number) : 0;
+      outer.file = Keep(source);
+      outer.line = line_number > 0 ? static_cast<uint64_t>(line_number) : 0;
     }
   }
-  cache_.emplace(cache_key, info);
-  return info;
+  std::vector<SymbolInfo> chain;
+  InlineChain(*module, address, outer, &chain);
+  return cache_.emplace(cache_key, std::move(chain)).first->second;
 }
 
-void FrameSymbolizer::Symbolize(SymbolFrame* frame) {
-  if (!frame->func.empty()) frame->func = symbolizer_.Demangled(frame->func);
+void Symbolizer::InlineChain(Module& module, uint64_t address, const SymbolInfo& outer,
+                             std::vector<SymbolInfo>* chain) {
+  const DwLibrary& dw = module.dw;
+  Dwarf_Addr cu_bias = 0;
+  Dwarf_Die* cu = dw.module_addrdie(module.module, address, &cu_bias);
+  Dwarf_Die* scopes = nullptr;
+  const int nscopes = cu == nullptr ? -1 : dw.getscopes(cu, address - cu_bias, &scopes);
+  // The name of a function's DIE (through its abstract origin): the linkage name
+  // demangled, else its plain name.
+  auto function_name = [&](Dwarf_Die* die) -> absl::string_view {
+    Dwarf_Attribute attr;
+    for (const unsigned name : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name}) {
+      if (dw.attr_integrate(die, name, &attr) == nullptr) continue;
+      if (const char* text = dw.formstring(&attr)) return Keep(Demangle(text));
+    }
+    return {};
+  };
+  Dwarf_Files* files = nullptr;
+  size_t nfiles = 0;
+  const bool have_files = cu != nullptr && dw.getsrcfiles(cu, &files, &nfiles) == 0;
+  // scopes[0] is innermost. Each inlined subroutine on the way out is a frame: it is named
+  // by its DIE, and the position of the frame outside it is its call site.
+  SymbolInfo current{{}, outer.file, outer.line};
+  for (int i = 0; i < nscopes; ++i) {
+    Dwarf_Die* scope = &scopes[i];
+    if (dw.tag(scope) != DW_TAG_inlined_subroutine) continue;
+    current.func = function_name(scope);
+    chain->push_back(current);
+    // The caller's position: the inlined call.
+    current = SymbolInfo{};
+    Dwarf_Attribute attr;
+    Dwarf_Word value = 0;
+    if (have_files && dw.attr_integrate(scope, DW_AT_call_file, &attr) != nullptr &&
+        dw.formudata(&attr, &value) == 0 && value < nfiles) {
+      if (const char* file = dw.filesrc(files, value, nullptr, nullptr)) current.file = Keep(file);
+    }
+    if (dw.attr_integrate(scope, DW_AT_call_line, &attr) != nullptr &&
+        dw.formudata(&attr, &value) == 0) {
+      current.line = value;
+    }
+  }
+  free(scopes);
+  // The function the code belongs to, from the symbol table.
+  current.func = outer.func;
+  if (chain->empty()) {
+    chain->push_back(outer);
+  } else {
+    chain->push_back(current);
+  }
+}
+
+void FrameSymbolizer::Symbolize(const SymbolFrame& frame, std::vector<SymbolFrame>* out) {
+  SymbolFrame& first = out->emplace_back(frame);
+  if (!first.func.empty()) first.func = symbolizer_.Demangled(first.func);
   if (!sorted_) {
     std::stable_sort(
         modules_.begin(), modules_.end(),
         [](const ModuleRecord& a, const ModuleRecord& b) { return a.start < b.start; });
     sorted_ = true;
   }
-  auto it = std::upper_bound(modules_.begin(), modules_.end(), frame->pc,
+  auto it = std::upper_bound(modules_.begin(), modules_.end(), frame.pc,
                              [](uint64_t pc, const ModuleRecord& m) { return pc < m.start; });
   if (it == modules_.begin()) return;
   const ModuleRecord& module = *--it;
-  if (frame->pc >= module.end) return;
-  frame->module = module.path;
-  frame->module_offset = frame->pc - module.bias;
-  const SymbolInfo info = symbolizer_.Lookup(module.path, module.build_id, module.bias, frame->pc);
-  if (!info.func.empty()) frame->func = info.func;
-  if (!info.file.empty()) {
-    frame->file = info.file;
-    frame->line = info.line;
+  if (frame.pc >= module.end) return;
+  first.module = module.path;
+  first.module_offset = frame.pc - module.bias;
+  const absl::Span<const SymbolInfo> chain =
+      symbolizer_.LookupFrames(module.path, module.build_id, module.bias, frame.pc);
+  const SymbolFrame base = first;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    SymbolFrame& out_frame = i == 0 ? out->back() : out->emplace_back(base);
+    const SymbolInfo& info = chain[i];
+    if (!info.func.empty()) out_frame.func = info.func;
+    if (!info.file.empty()) {
+      out_frame.file = info.file;
+      out_frame.line = info.line;
+    } else if (i > 0) {
+      out_frame.file = {};
+      out_frame.line = 0;
+    }
   }
 }
 

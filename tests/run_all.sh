@@ -12,7 +12,7 @@
 # `bazel test`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-tools/install_deps.sh || exit 1
+install/install_deps.sh || exit 1
 # The consumers the output is checked with (DevTools trace engine, speedscope, the
 # OpenTelemetry schema), pinned by tests/consumers/package-lock.json.
 if ! npm ci --ignore-scripts --no-audit --no-fund --prefix tests/consumers >/dev/null; then

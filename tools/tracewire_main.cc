@@ -1,6 +1,6 @@
 // The `tracewire` command: decode, validate, dump, stats and import traces, listen for
 // traced processes, run a command traced, and write HTML reports (docs/cli.md).
-// Flags are absl flags, parsed per subcommand by tools/command_line.h.
+// Flags are absl flags, parsed per subcommand by tools/cli/command_line.h.
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -13,19 +13,19 @@
 #include "format/constants.h"
 #include "reader/byte_source.h"
 #include "reader/reader.h"
-#include "tools/command_line.h"
-#include "tools/decode.h"
-#include "tools/dump.h"
-#include "tools/exit_codes.h"
-#include "tools/import.h"
-#include "tools/listen.h"
-#include "tools/output_file.h"
-#include "tools/report.h"
-#include "tools/run.h"
-#include "tools/stats.h"
-#include "tools/trace_input.h"
-#include "tools/usage.h"
-#include "tools/validate.h"
+#include "tools/cli/command_line.h"
+#include "tools/commands/decode.h"
+#include "tools/commands/dump.h"
+#include "tools/cli/exit_codes.h"
+#include "tools/commands/import.h"
+#include "tools/commands/listen.h"
+#include "tools/cli/output_file.h"
+#include "tools/commands/report.h"
+#include "tools/commands/run.h"
+#include "tools/commands/stats.h"
+#include "tools/cli/trace_input.h"
+#include "tools/cli/usage.h"
+#include "tools/commands/validate.h"
 #include "tools/version.h"
 
 ABSL_FLAG(std::string, format, "event",

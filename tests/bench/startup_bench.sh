@@ -14,7 +14,7 @@ trap 'rm -rf "$work"' EXIT
 bazel build -c opt //tests/bench:startup_app //tests/bench:startup_app_stubs \
   //tests/bench:startup_bench >&2
 bin=$(bazel info -c opt bazel-bin 2>/dev/null)
-tools/install.sh "$work/prefix" -c opt >&2
+install/install.sh "$work/prefix" -c opt >&2
 export PKG_CONFIG_PATH=$work/prefix/lib/pkgconfig
 app=tests/bench/startup_app.c
 # shellcheck disable=SC2046  # pkg-config's flags are separate words

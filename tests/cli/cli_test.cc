@@ -62,7 +62,7 @@ TEST(DecodeTest, DemoTraceInEveryFormat) {
   const std::string dir = NewTempDir("demo");
   const std::string traces = dir + "/traces";
   mkdir(traces.c_str(), 0755);
-  const CommandResult demo = RunCommand({Runfile("tools/demo")}, {.env = {{"TRACEWIRE", traces}}});
+  const CommandResult demo = RunCommand({Runfile("examples/demo/demo")}, {.env = {{"TRACEWIRE", traces}}});
   ASSERT_EQ(demo.exit_code, 1) << demo.err;  // the demo fails on purpose
   for (const char* format : kFormats) {
     SCOPED_TRACE(format);
@@ -92,7 +92,7 @@ TEST(DecodeTest, DemoTraceInEveryFormat) {
 TEST(DecodeTest, GitsOwnSourcePositionsOnlyWithGitExact) {
   const std::string traces = NewTempDir("demo_sites") + "/traces";
   mkdir(traces.c_str(), 0755);
-  ASSERT_EQ(RunCommand({Runfile("tools/demo")}, {.env = {{"TRACEWIRE", traces}}}).exit_code, 1);
+  ASSERT_EQ(RunCommand({Runfile("examples/demo/demo")}, {.env = {{"TRACEWIRE", traces}}}).exit_code, 1);
   const struct {
     const char* format;
     const char* git_site;
@@ -121,7 +121,7 @@ TEST(DecodeTest, TesttoolTracesInEveryFormat) {
   const std::vector<Case> cases = {
       {{"001return", "0"}, 0, "exit elapsed:"},
       {{"003error", "hello world", "it's"}, 0, "error it's"},
-      {{"004child", Runfile("tools/testtool"), "trace2", "001return", "3"},
+      {{"004child", Runfile("tests/testtool/testtool"), "trace2", "001return", "3"},
        3,
        "child_exit[0] pid:"},
       {{"006data", "cat", "key", "value"}, 0, "start "},
@@ -136,7 +136,7 @@ TEST(DecodeTest, TesttoolTracesInEveryFormat) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.verb[0]);
     const std::string trace = absl::StrCat(dir, "/", index++, ".twr");
-    std::vector<std::string> argv = {Runfile("tools/testtool"), "trace2"};
+    std::vector<std::string> argv = {Runfile("tests/testtool/testtool"), "trace2"};
     argv.insert(argv.end(), c.verb.begin(), c.verb.end());
     // Small generations, compressed: the decoder must join them.
     const CommandResult tool = RunCommand(argv, {.env = {{"TRACEWIRE", trace},
@@ -300,7 +300,7 @@ TEST(StacksTest, SymbolizedInDecodeDumpAndStats) {
   const std::string dir = NewTempDir("stacks");
   const std::string trace = dir + "/stacks.twr";
   const CommandResult ran =
-      RunCommand({Runfile("tools/testtool"), "trace2", "stacks", "3"},
+      RunCommand({Runfile("tests/testtool/testtool"), "trace2", "stacks", "3"},
                  {.env = {{"TRACEWIRE", trace}, {"TRACEWIRE_STACKS", "region_enter"}}});
   ASSERT_EQ(ran.exit_code, 0) << ran.err;
 
@@ -318,7 +318,7 @@ TEST(StacksTest, SymbolizedInDecodeDumpAndStats) {
     }
     ++stacked;
     EXPECT_TRUE(std::regex_search(
-        line, std::regex(R"re("stack":\[\{"pc":"0x[0-9a-f]+","func":"\(anonymous namespace\)::StackLeaf\(int\)","module":"[^"]*/tools/testtool","offset":"0x[0-9a-f]+"\},\{"pc":"0x[0-9a-f]+","func":"\(anonymous namespace\)::StackMiddle\(int\)")re")))
+        line, std::regex(R"re("stack":\[\{"pc":"0x[0-9a-f]+","func":"\(anonymous namespace\)::StackLeaf\(int\)","module":"[^"]*/tests/testtool/testtool","offset":"0x[0-9a-f]+"\},\{"pc":"0x[0-9a-f]+","func":"\(anonymous namespace\)::StackMiddle\(int\)")re")))
         << line;
   }
   EXPECT_EQ(stacked, 3);

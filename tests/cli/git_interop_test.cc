@@ -285,7 +285,7 @@ TEST_F(GitInteropTest, ConfigParamsAndEnvVarsMatchGit) {
                                  {"TRACEWIRE_CONFIG_PARAMS", c.patterns},
                                  {"TRACEWIRE_ENV_VARS", c.env_vars},
                                  {"XDG_CONFIG_HOME", dir}});
-    std::vector<std::string> argv = {Runfile("tools/testtool"), "trace2", "config"};
+    std::vector<std::string> argv = {Runfile("tests/testtool/testtool"), "trace2", "config"};
     argv.insert(argv.end(), settings.begin(), settings.end());
     const CommandResult ran = RunCommand(argv, tw);
     ASSERT_EQ(ran.exit_code, 0) << ran.err;

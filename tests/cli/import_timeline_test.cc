@@ -2,7 +2,7 @@
 // with their monotonic times by up to ±100 µs (as git's, read late by each target under
 // load, do): every time the stream states (t_abs, and the t_rel of region_leave, data and
 // thread_exit) must come out exact, whatever the skew.
-#include "tools/import_timeline.h"
+#include "tools/trace2_import/import_timeline.h"
 
 #include <cstdint>
 #include <optional>

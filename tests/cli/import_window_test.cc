@@ -11,7 +11,7 @@
 #include "reader/targets/formatter.h"
 #include "tests/cli/cli_runner.h"
 #include "tests/cli/event_compare.h"
-#include "tools/trace2_import.h"
+#include "tools/trace2_import/trace2_import.h"
 
 namespace tracewire::cli_test {
 namespace {

@@ -72,7 +72,7 @@ const TreeTraces& Tree() {
     auto* t = new TreeTraces;
     t->file = NewTempDir("tree_file") + "/trace.twr";
     t->dir = NewTempDir("tree_dir");
-    const std::string testtool = Runfile("tools/testtool");
+    const std::string testtool = Runfile("tests/testtool/testtool");
     for (const std::string& target : {t->file, t->dir}) {
       RunOptions options;
       options.env = {{"TRACEWIRE", target}, {"TRACEWIRE_GENERATION_MS", "1"}};

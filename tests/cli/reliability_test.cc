@@ -22,7 +22,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string Testtool() { return Runfile("tools/testtool"); }
+std::string Testtool() { return Runfile("tests/testtool/testtool"); }
 
 // Runs testtool's 006data verb with tracing to `target`; `value` marks its data event.
 void TracedRun(const std::string& target, const std::string& value) {

@@ -101,7 +101,7 @@ TEST(StartupLibrariesTest, ValidateLoadsNoneOfTheLazyLibraries) {
 TEST(StartupLibrariesTest, SymbolizingLoadsLibdw) {
   const std::string trace = NewTempDir("stacks") + "/stacks.twr";
   const CommandResult ran =
-      RunCommand({Runfile("tools/testtool"), "trace2", "stacks", "3"},
+      RunCommand({Runfile("tests/testtool/testtool"), "trace2", "stacks", "3"},
                  {.env = {{"TRACEWIRE", trace}, {"TRACEWIRE_STACKS", "region_enter"}}});
   ASSERT_EQ(ran.exit_code, 0) << ran.err;
   const Traced validate = RunWithLoaderLog({"validate", trace});

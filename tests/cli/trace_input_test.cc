@@ -1,5 +1,5 @@
 // TraceInput: a trace argument read as one stream of events, and its second pass.
-#include "tools/trace_input.h"
+#include "tools/cli/trace_input.h"
 
 #include <cstdio>
 #include <fstream>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Adopting tracewire as a user would: installs it into a temporary prefix with
-# tools/install.sh, then builds both examples (examples/c, examples/cpp) with each build
+# install/install.sh, then builds both examples (examples/c, examples/cpp) with each build
 # system — their Makefile (pkg-config, the C program with `cc`), their CMakeLists.txt
 # (find_package; shared and static) and the separate Bazel workspace examples/WORKSPACE
 # (local_repository + tracewire_dependencies(), offline) — runs every program traced into a
@@ -9,7 +9,7 @@
 # Prints "PASS <check>" or "FAIL <check>: <why>" per check, the time of each step, and
 # ends with "examples: N passed, N failed". Exits 1 if a check failed.
 #
-# usage: tests/examples/run_examples.sh [BAZEL_FLAGS for tools/install.sh...]
+# usage: tests/examples/run_examples.sh [BAZEL_FLAGS for install/install.sh...]
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d /tmp/tracewire-examples.XXXXXX)
@@ -61,8 +61,8 @@ needed_of() {
 }
 
 # ---- Install -----------------------------------------------------------------------------
-step "install into a temporary prefix: tools/install.sh $prefix $*"
-if ! "$repo/tools/install.sh" "$prefix" "$@" >"$work/install.log" 2>&1; then
+step "install into a temporary prefix: install/install.sh $prefix $*"
+if ! "$repo/install/install.sh" "$prefix" "$@" >"$work/install.log" 2>&1; then
   fail "install" "$(tail -n 30 "$work/install.log")"
   finish
 fi

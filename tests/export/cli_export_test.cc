@@ -25,7 +25,7 @@ std::string Tracewire() { return Tool("tools/tracewire"); }
 
 std::string DemoTrace() {
   const std::string path = TempDir("cli_demo") + "/trace.twr";
-  EXPECT_EQ(RunTool({Tool("tools/demo")}, {{"TRACEWIRE", path}}), 1);
+  EXPECT_EQ(RunTool({Tool("examples/demo/demo")}, {{"TRACEWIRE", path}}), 1);
   return path;
 }
 
@@ -78,7 +78,7 @@ void FollowWriter(const std::string& format) {
   const std::string stop_file = dir + "/stop";
   const std::string out = dir + "/out";
   const pid_t writer =
-      Spawn({Tool("tools/testtool"), "trace2", "004child", "/bin/sh", "-c",
+      Spawn({Tool("tests/testtool/testtool"), "trace2", "004child", "/bin/sh", "-c",
              absl::StrCat("i=0; while [ ! -e ", stop_file,
                           " ] && [ $i -lt 1500 ]; do sleep 0.01; i=$((i+1)); done")},
             {{"TRACEWIRE", trace}, {"TRACEWIRE_GENERATION_MS", "20"}});
@@ -122,7 +122,7 @@ TEST(CliExportTest, Listen) {
   }));
   std::vector<pid_t> pids;
   for (int i = 0; i < 3; ++i) {
-    pids.push_back(Spawn({Tool("tools/testtool"), "trace2", "001return", "0"},
+    pids.push_back(Spawn({Tool("tests/testtool/testtool"), "trace2", "001return", "0"},
                          {{"TRACEWIRE", absl::StrCat("af_unix:", socket)}}));
   }
   for (pid_t pid : pids) EXPECT_EQ(Wait(pid), 0);

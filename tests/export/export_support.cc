@@ -168,8 +168,8 @@ std::string ReadWholeFile(const std::string& path) {
 
 DemoAndTreeTraces RecordDemoAndTree(const std::string& prefix) {
   DemoAndTreeTraces traces;
-  const std::string demo = Tool("tools/demo");
-  const std::string testtool = Tool("tools/testtool");
+  const std::string demo = Tool("examples/demo/demo");
+  const std::string testtool = Tool("tests/testtool/testtool");
   const std::vector<std::string> tree = {testtool,   "trace2", "004child", testtool,    "trace2",
                                          "004child", testtool, "trace2",   "001return", "0"};
   traces.demo_file = TempDir(prefix + "_demo") + "/trace.twr";

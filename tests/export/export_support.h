@@ -16,7 +16,7 @@
 
 namespace tracewire::testing {
 
-// The runfiles path of a binary of this workspace, e.g. Tool("tools/demo").
+// The runfiles path of a binary of this workspace, e.g. Tool("examples/demo/demo").
 std::string Tool(const std::string& workspace_path);
 
 // A fresh empty directory under TEST_TMPDIR (or /tmp).
@@ -52,7 +52,7 @@ std::vector<std::string> FilesIn(const std::string& dir);
 // The whole content of a file.
 std::string ReadWholeFile(const std::string& path);
 
-// Traces of //tools:demo and of a 3-level //tools:testtool process tree, each written
+// Traces of //examples/demo and of a 3-level //tests/testtool process tree, each written
 // once to one appended file and once to a directory of per-process files.
 struct DemoAndTreeTraces {
   std::string demo_file;

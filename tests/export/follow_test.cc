@@ -47,7 +47,7 @@ TEST(FollowTest, SeesTheEventsOfAWriterWhileItRuns) {
   // The writer: testtool runs a child that waits for the stop file (at most 15 s); its
   // child_start is written within a generation period (20 ms), long before it exits.
   const pid_t writer =
-      Spawn({Tool("tools/testtool"), "trace2", "004child", "/bin/sh", "-c",
+      Spawn({Tool("tests/testtool/testtool"), "trace2", "004child", "/bin/sh", "-c",
              absl::StrCat("i=0; while [ ! -e ", stop_file,
                           " ] && [ $i -lt 1500 ]; do sleep 0.01; i=$((i+1)); done")},
             {{"TRACEWIRE", trace}, {"TRACEWIRE_GENERATION_MS", "20"}});
@@ -96,7 +96,7 @@ TEST(FollowTest, AFileWrittenInSmallPiecesReadsLikeTheFinishedFile) {
   const std::string dir = TempDir("follow_pieces");
   const std::string source = dir + "/source.twr";
   ASSERT_EQ(
-      RunTool({Tool("tools/demo")}, {{"TRACEWIRE", source}, {"TRACEWIRE_GENERATION_MS", "1"}}), 1);
+      RunTool({Tool("examples/demo/demo")}, {{"TRACEWIRE", source}, {"TRACEWIRE_GENERATION_MS", "1"}}), 1);
   const std::string bytes = ReadWholeFile(source);
   const std::vector<std::string> expected = ReadAll(source);
   ASSERT_FALSE(expected.empty());
@@ -137,7 +137,7 @@ TEST(FollowTest, AFileWrittenInSmallPiecesReadsLikeTheFinishedFile) {
 
 TEST(FollowTest, IdleTimeoutEndsTheInput) {
   const std::string trace = TempDir("follow_idle") + "/trace.twr";
-  ASSERT_EQ(RunTool({Tool("tools/testtool"), "trace2", "001return", "0"}, {{"TRACEWIRE", trace}}),
+  ASSERT_EQ(RunTool({Tool("tests/testtool/testtool"), "trace2", "001return", "0"}, {{"TRACEWIRE", trace}}),
             0);
   reader::FollowOptions options;
   options.poll_interval = absl::Milliseconds(5);
@@ -160,7 +160,7 @@ TEST(FollowTest, IdleTimeoutEndsTheInput) {
 TEST(FollowTest, StopsInsideAGenerationWithOutOfRange) {
   const std::string dir = TempDir("follow_cut");
   const std::string source = dir + "/source.twr";
-  ASSERT_EQ(RunTool({Tool("tools/testtool"), "trace2", "001return", "0"}, {{"TRACEWIRE", source}}),
+  ASSERT_EQ(RunTool({Tool("tests/testtool/testtool"), "trace2", "001return", "0"}, {{"TRACEWIRE", source}}),
             0);
   const std::string bytes = ReadWholeFile(source);
   const std::string cut = dir + "/cut.twr";

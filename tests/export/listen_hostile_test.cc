@@ -36,7 +36,7 @@
 #include "tests/export/otlp_support.h"
 #include "tools/collector/collector.h"
 #include "tools/collector/generation_splitter.h"
-#include "tools/trace2_import.h"
+#include "tools/trace2_import/trace2_import.h"
 
 namespace tracewire::testing {
 namespace {

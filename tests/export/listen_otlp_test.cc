@@ -27,7 +27,7 @@ constexpr char kSid[] = "20261122T020000.100000Z-H0a7c9cdf-P00003000";
 
 // One process of the testtool, traced into the listener.
 int RunTraced(const Listener& l, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {Tool("tools/testtool"), "trace2"};
+  std::vector<std::string> argv = {Tool("tests/testtool/testtool"), "trace2"};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunTool(argv, {{"TRACEWIRE", "af_unix:" + l.socket}});
 }
@@ -45,7 +45,7 @@ TEST(ListenOtlpTest, ForwardsEachProcessAsSoonAsItCompletes) {
       "listen_otlp", "stream",
       {"--otlp-endpoint=" + receiver.endpoint(), "--otlp-header=Authorization=Bearer t0ken"});
   // The demo (a process and its child), a failing testtool, and a git process.
-  EXPECT_EQ(RunTool({Tool("tools/demo")}, {{"TRACEWIRE", "af_unix:" + l.socket}}), 1);
+  EXPECT_EQ(RunTool({Tool("examples/demo/demo")}, {{"TRACEWIRE", "af_unix:" + l.socket}}), 1);
   EXPECT_EQ(RunTraced(l, {"002exit", "7"}), 7);
   SendGitProcess(l, kSid);
   // Forwarded while the listener runs on.
@@ -82,7 +82,7 @@ TEST(ListenOtlpTest, SlowReceiverFillsTheQueueAndDropsAreCounted) {
       {"--otlp-endpoint=" + receiver.endpoint(), "--otlp-queue=2", "--otlp-retry-time=30s"});
   std::vector<pid_t> pids;
   for (int i = 0; i < 8; ++i) {
-    pids.push_back(Spawn({Tool("tools/testtool"), "trace2", "001return", "0"},
+    pids.push_back(Spawn({Tool("tests/testtool/testtool"), "trace2", "001return", "0"},
                          {{"TRACEWIRE", "af_unix:" + l.socket}}));
   }
   for (pid_t pid : pids) EXPECT_EQ(Wait(pid), 0);

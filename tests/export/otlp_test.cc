@@ -289,7 +289,7 @@ void CheckDemo(const std::string& path) {
       EXPECT_EQ(s.Attr("trace2.region.data"), "{\"index\":{\"read/cache_nr\":\"31\"}}");
       EXPECT_EQ(s.Attr("trace2.region.nesting"), "2");
       EXPECT_EQ(s.Attr("trace2.region.repoid"), "1");
-      EXPECT_EQ(s.Attr("code.filepath"), "tools/demo.cc");
+      EXPECT_EQ(s.Attr("code.filepath"), "examples/demo/demo.cc");
       EXPECT_TRUE(
           std::regex_match(s.Attr("code.lineno"), std::regex(R"(\{"intValue":"[1-9][0-9]*"\})")));
       EXPECT_EQ(s.Attr("thread.name"), "main");

@@ -14,9 +14,9 @@ for tool in llvm-profdata llvm-cov; do
 done
 declare -A sources=(
   [reader]="reader/byte_source.cc reader/frame_reader.cc reader/generation_decoder.cc reader/generation_tables.cc reader/reader.cc reader/process_tree.cc reader/event.cc reader/loss_report.cc reader/targets/event_target.cc reader/targets/perf_target.cc reader/targets/normal_target.cc reader/targets/git_text.cc reader/targets/chrome_target.cc reader/targets/otlp_target.cc reader/targets/json_writer.cc"
-  [import]="tools/trace2_import.cc tools/import_timeline.cc tools/trace2_line.cc"
+  [import]="tools/trace2_import/trace2_import.cc tools/trace2_import/import_timeline.cc tools/trace2_import/trace2_line.cc"
   [splitter]="tools/collector/generation_splitter.cc"
-  [raw]="format/varint.cc format/raw_decoder.cc format/record_encoder.cc tools/dump.cc"
+  [raw]="format/varint.cc format/raw_decoder.cc format/record_encoder.cc tools/commands/dump.cc"
 )
 targets=(reader import splitter raw)
 labels=()

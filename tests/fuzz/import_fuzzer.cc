@@ -16,7 +16,7 @@
 #include "absl/strings/string_view.h"
 #include "reader/byte_source.h"
 #include "reader/reader.h"
-#include "tools/trace2_import.h"
+#include "tools/trace2_import/trace2_import.h"
 
 namespace {
 

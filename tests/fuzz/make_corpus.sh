@@ -6,10 +6,10 @@
 # The corpora are committed; run this after a wire-format change and commit the result.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-bazel build //tools:demo //tools:testtool //tools:tracewire >&2
+bazel build //examples/demo //tests/testtool //tools:tracewire >&2
 bin=$(bazel info bazel-bin 2>/dev/null)
-demo=$bin/tools/demo
-testtool=$bin/tools/testtool
+demo=$bin/examples/demo/demo
+testtool=$bin/tests/testtool/testtool
 tracewire=$bin/tools/tracewire
 
 corpus=tests/fuzz/corpus

@@ -32,8 +32,8 @@
 #include "format/record_encoder.h"
 #include "format/varint.h"
 #include "reader/byte_source.h"
-#include "tools/dump.h"
-#include "tools/output_file.h"
+#include "tools/commands/dump.h"
+#include "tools/cli/output_file.h"
 
 namespace {
 

@@ -175,6 +175,38 @@ TEST(ProcessTreeTest, AnInputErrorEndsTheMergeAndNamesTheInput) {
   EXPECT_EQ(tree.status().message().substr(0, 20), "b.twr: generation 7:");
 }
 
+TEST(ProcessTreeTest, SkippingFailedInputsMergesTheOthersToTheirEnds) {
+  const std::string a = ProcessA(), c = ProcessC();
+  std::string b = ProcessB();
+  b.resize(b.size() - 2);  // truncated: no end_of_generation, so none of its events
+  const std::string empty;
+  std::vector<std::unique_ptr<Reader>> readers;
+  readers.push_back(std::make_unique<Reader>(MemorySource(empty, "empty.twr")));
+  readers.push_back(std::make_unique<Reader>(MemorySource(a, "a.twr")));
+  readers.push_back(std::make_unique<Reader>(MemorySource(b, "b.twr")));
+  readers.push_back(std::make_unique<Reader>(MemorySource(c, "c.twr")));
+  ProcessTreeOptions options;
+  options.skip_failed_inputs = true;
+  absl::StatusOr<std::unique_ptr<ProcessTreeReader>> tree =
+      ProcessTreeReader::Create(std::move(readers), options);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  const Merged merged = ReadMerged(**tree);
+  EXPECT_TRUE(merged.status.ok()) << merged.status;
+  std::vector<std::string> expected;
+  for (const std::string& line : kExpectedOrder) {
+    if (line.substr(0, 4) != "A/B ") expected.push_back(line);
+  }
+  EXPECT_EQ(merged.lines, expected);
+  const std::vector<SkippedInput>& skipped = (*tree)->skipped();
+  ASSERT_EQ(skipped.size(), 2u);
+  EXPECT_EQ(skipped[0].input, 0);
+  EXPECT_EQ(skipped[0].events_delivered, 0u);
+  EXPECT_EQ(skipped[0].status.message().substr(0, 10), "empty.twr:");
+  EXPECT_EQ(skipped[1].input, 2);
+  EXPECT_EQ(skipped[1].status.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(skipped[1].status.message().substr(0, 20), "b.twr: generation 7:");
+}
+
 void WriteFile(const std::string& path, const std::string& bytes) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   ASSERT_NE(f, nullptr) << path;

@@ -137,9 +137,12 @@ struct FixtureRun {
   int call_line = 0;
 };
 
-FixtureRun RunFixture() {
+// Runs `fixture` (a runfile path); call_line is the line marked `marker` in `source`.
+FixtureRun RunFixture(const std::string& fixture = "tests/reader/symbolize_fixture",
+                      const std::string& source = "tests/reader/testdata/symbolize_fixture.c",
+                      const std::string& marker = "FIXTURE_CALL_LINE") {
   FixtureRun run;
-  run.path = Runfile("tests/reader/symbolize_fixture");
+  run.path = Runfile(fixture);
   FILE* out = popen(run.path.c_str(), "r");
   EXPECT_NE(out, nullptr);
   char line[128] = {};
@@ -155,9 +158,9 @@ FixtureRun RunFixture() {
   }
   int number = 0;
   for (absl::string_view source_line :
-       absl::StrSplit(ReadFile(Runfile("tests/reader/testdata/symbolize_fixture.c")), '\n')) {
+       absl::StrSplit(ReadFile(Runfile(source)), '\n')) {
     ++number;
-    if (absl::StrContains(source_line, "FIXTURE_CALL_LINE")) run.call_line = number;
+    if (absl::StrContains(source_line, marker)) run.call_line = number;
   }
   return run;
 }
@@ -178,6 +181,78 @@ TEST(SymbolizerTest, NamesFunctionFileAndLineFromDwarf) {
   const SymbolInfo other = symbolizer.Lookup(run.path, "00ff", run.bias, run.return_address);
   EXPECT_EQ(other.func, "");
   EXPECT_EQ(other.file, "");
+}
+
+TEST(SymbolizerTest, NamesEveryFunctionOfAnInlineChain) {
+  const FixtureRun inner = RunFixture("tests/reader/inline_fixture",
+                                      "tests/reader/testdata/inline_fixture.c", "INLINED_CALL_LINE");
+  const FixtureRun outer = RunFixture("tests/reader/inline_fixture",
+                                      "tests/reader/testdata/inline_fixture.c", "OUTER_CALL_LINE");
+  ASSERT_NE(inner.return_address, 0u);
+  ASSERT_GT(inner.call_line, 0);
+  ASSERT_GT(outer.call_line, 0);
+  Symbolizer symbolizer;
+  // The call is in fixture_inlined (its own line), inlined into fixture_outer (the line
+  // of the inlined call).
+  const absl::Span<const SymbolInfo> frames =
+      symbolizer.LookupFrames(inner.path, "", inner.bias, inner.return_address);
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[0].func, "fixture_inlined");
+  EXPECT_TRUE(absl::EndsWith(frames[0].file, "inline_fixture.c")) << frames[0].file;
+  EXPECT_EQ(frames[0].line, static_cast<uint64_t>(inner.call_line));
+  EXPECT_EQ(frames[1].func, "fixture_outer");
+  EXPECT_TRUE(absl::EndsWith(frames[1].file, "inline_fixture.c")) << frames[1].file;
+  EXPECT_EQ(frames[1].line, static_cast<uint64_t>(outer.call_line));
+  // Lookup names the innermost function.
+  EXPECT_EQ(symbolizer.Lookup(inner.path, "", inner.bias, inner.return_address).func,
+            "fixture_inlined");
+  // No inlining at the call: one frame.
+  const FixtureRun plain = RunFixture();
+  EXPECT_EQ(symbolizer.LookupFrames(plain.path, "", plain.bias, plain.return_address).size(), 1u);
+}
+
+TEST(SymbolizerTest, AnInlinedFrameOfATraceBecomesItsChainInTheEventsStack) {
+  const FixtureRun inner = RunFixture("tests/reader/inline_fixture",
+                                      "tests/reader/testdata/inline_fixture.c", "INLINED_CALL_LINE");
+  const FixtureRun outer = RunFixture("tests/reader/inline_fixture",
+                                      "tests/reader/testdata/inline_fixture.c", "OUTER_CALL_LINE");
+  ASSERT_NE(inner.return_address, 0u);
+  // A stack of three frames: below the fixture's module, the inlined call, below again;
+  // and a second event with the same stack after a stack of one frame.
+  GenBuilder g = Base();
+  const uint64_t path = g.S(inner.path);
+  const uint64_t pc = inner.return_address;
+  const uint64_t start = pc & ~uint64_t{0xfffff};
+  const uint64_t one = g.Stack({{0x10, 0, 0, 0}});
+  const uint64_t three = g.Stack({{0x20, 0, 0, 0}, {pc, 0, 0, 0}, {0x30, 0, 0, 0}});
+  g.AddFrames(ModuleBatch({1, start, start + 0x200000, inner.bias, path, 0}));
+  g.Raw(0, EventType::kStackRef, 1200, {three});
+  g.Ev(0, EventType::kData, 1300, g.Site("a.c", 7, "cat", "key"), {g.S("v")});
+  g.Raw(0, EventType::kStackRef, 1400, {one});
+  g.Ev(0, EventType::kData, 1500, g.Site("a.c", 8, "cat", "key"), {g.S("w")});
+  g.Raw(0, EventType::kStackRef, 1600, {three});
+  g.Ev(0, EventType::kData, 1700, g.Site("a.c", 9, "cat", "key"), {g.S("x")});
+  absl::Status status;
+  const std::vector<FrameCopy> frames = StackOfData(testing::Trace({g.Finish()}), &status);
+  ASSERT_TRUE(status.ok()) << status;
+  // 4 + 1 + 4 frames: the inlined call is two.
+  ASSERT_EQ(frames.size(), 9u);
+  for (size_t first : {size_t{0}, size_t{5}}) {
+    EXPECT_EQ(frames[first].pc, 0x20u);
+    EXPECT_EQ(frames[first + 1].pc, pc);
+    EXPECT_EQ(frames[first + 1].func, "fixture_inlined");
+    EXPECT_TRUE(absl::StrContains(frames[first + 1].text,
+                                  absl::StrCat("inline_fixture.c:", inner.call_line, ")")))
+        << frames[first + 1].text;
+    EXPECT_EQ(frames[first + 2].pc, pc);
+    EXPECT_EQ(frames[first + 2].func, "fixture_outer");
+    EXPECT_TRUE(absl::StrContains(frames[first + 2].text,
+                                  absl::StrCat("inline_fixture.c:", outer.call_line, ")")))
+        << frames[first + 2].text;
+    EXPECT_EQ(frames[first + 2].module, inner.path);
+    EXPECT_EQ(frames[first + 3].pc, 0x30u);
+  }
+  EXPECT_EQ(frames[4].pc, 0x10u);
 }
 
 TEST(SymbolizerTest, OpensOnlyRegularFilesNamedByAbsolutePaths) {

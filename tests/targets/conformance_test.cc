@@ -1,4 +1,4 @@
-// Golden conformance runs: the real //tools:testtool (git's `test-tool trace2` verbs) is
+// Golden conformance runs: the real //tests/testtool (git's `test-tool trace2` verbs) is
 // traced, the trace is decoded with the reader and written by each git target in brief
 // mode, scrubbed the way git's tests scrub it, and compared with the expectations of git's
 // t0210 (NORMAL), t0211 (PERF) and t0212 (EVENT) in tests/targets/golden/.
@@ -73,7 +73,7 @@ std::string TempPath(const std::string& name) {
 // Runs `testtool trace2 <args>` (found through PATH, as git's tests find test-tool) with
 // tracing to `target`; returns the exit code.
 int RunTesttool(const std::vector<std::string>& args, const std::string& target) {
-  const std::string tool = Runfile("tools/testtool");
+  const std::string tool = Runfile("tests/testtool/testtool");
   const std::string tool_dir = tool.substr(0, tool.rfind('/'));
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {

@@ -162,7 +162,7 @@ void CheckConsumers(const std::string& name, const std::string& trace, bool dire
 TEST(ChromeConsumersTest, DemoProcessTree) {
   // With stacks captured at every region_enter and error (as stackFrames and sf).
   const std::string dir = cli_test::NewTempDir("demo_traces");
-  ASSERT_EQ(Record({Runfile("tools/demo")}, dir, {{"TRACEWIRE_STACKS", "region_enter,error"}}),
+  ASSERT_EQ(Record({Runfile("examples/demo/demo")}, dir, {{"TRACEWIRE_STACKS", "region_enter,error"}}),
             1);  // the demo ends with an error
   std::string chrome_path;
   CheckConsumers("demo_dir", dir, /*directory=*/true, nullptr, &chrome_path);
@@ -172,13 +172,13 @@ TEST(ChromeConsumersTest, DemoProcessTree) {
   for (const json& e : chrome["traceEvents"]) with_stack += e.contains("sf");
   EXPECT_GE(with_stack, 1 + 15 + 5 + 1) << "regions of both processes and the error";
   const std::string file = cli_test::NewTempDir("demo_file") + "/trace.twr";
-  ASSERT_EQ(Record({Runfile("tools/demo")}, file), 1);
+  ASSERT_EQ(Record({Runfile("examples/demo/demo")}, file), 1);
   CheckConsumers("demo_file", file, /*directory=*/false);
 }
 
 TEST(ChromeConsumersTest, ThreeLevelProcessTree) {
   // testtool -> testtool -> region_workload (which records regions on two threads).
-  const std::string testtool = Runfile("tools/testtool");
+  const std::string testtool = Runfile("tests/testtool/testtool");
   const std::string dir = cli_test::NewTempDir("tree_traces");
   ASSERT_EQ(Record({testtool, "trace2", "004child", testtool, "trace2", "004child",
                     Runfile("tests/viewers/region_workload"), "2", "10"},

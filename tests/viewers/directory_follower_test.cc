@@ -1,7 +1,7 @@
 // DirectoryFollower (behind `tracewire run`) on directories of real per-process traces: the
 // events of several processes in time order, threads that end with their process, files
 // that appear while it runs, and a damaged file.
-#include "tools/directory_follower.h"
+#include "tools/cli/directory_follower.h"
 
 #include <string>
 #include <vector>
@@ -22,7 +22,7 @@ void RecordTree(const std::string& dir) {
   cli_test::RunOptions options;
   options.env = {{"TRACEWIRE", dir}};
   options.unset_env = {"TRACEWIRE_PARENT_SID", "TRACEWIRE_PARENT_NAME"};
-  const std::string testtool = Runfile("tools/testtool");
+  const std::string testtool = Runfile("tests/testtool/testtool");
   ASSERT_EQ(cli_test::RunCommand(
                 {testtool, "trace2", "004child", testtool, "trace2", "001return", "0"}, options)
                 .exit_code,

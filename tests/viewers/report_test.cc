@@ -61,7 +61,7 @@ json OpenInChromium(const std::string& html, const std::string& name, bool bars 
   if (!run.ok()) return json();
   EXPECT_EQ(run->exit_code, 0)
       << "headless Chromium could not open the page (Debian chromium is installed by "
-         "tools/install_deps.sh):\n"
+         "install/install_deps.sh):\n"
       << run->err;
   const json page = json::parse(run->out, nullptr, false);
   EXPECT_TRUE(page.is_object()) << run->out;
@@ -88,7 +88,7 @@ TEST(ReportTest, DemoProcessTree) {
   const std::string dir = cli_test::NewTempDir("report_demo");
   const std::string traces = dir + "/traces";
   mkdir(traces.c_str(), 0755);
-  ASSERT_EQ(Record({Runfile("tools/demo")}, traces), 1);
+  ASSERT_EQ(Record({Runfile("examples/demo/demo")}, traces), 1);
   const std::string html = dir + "/report.html";
   const CommandResult report = Report(traces, html);
   ASSERT_EQ(report.exit_code, 0) << report.err;
@@ -123,7 +123,7 @@ TEST(ReportTest, DemoProcessTree) {
 TEST(ReportTest, HostileStringsStayText) {
   const std::string dir = cli_test::NewTempDir("report_hostile");
   const std::string trace = dir + "/trace.twr";
-  ASSERT_EQ(Record({Runfile("tools/testtool"), "trace2", "003error", "<script>alert(1)</script>",
+  ASSERT_EQ(Record({Runfile("tests/testtool/testtool"), "trace2", "003error", "<script>alert(1)</script>",
                     "a&b \"c\" 'd' \x01"},
                    trace),
             0);

@@ -114,7 +114,7 @@ TEST(RunTest, PrintsTheProcessTreeInTimeOrderAndLosesNothing) {
   const std::string dir = cli_test::NewTempDir("run_demo");
   const std::string out = dir + "/perf.txt";
   const std::string kept = dir + "/traces";
-  const CommandResult run = RunTracewire({"run", "-o", out, "--out", kept, Runfile("tools/demo")});
+  const CommandResult run = RunTracewire({"run", "-o", out, "--out", kept, Runfile("examples/demo/demo")});
   EXPECT_EQ(run.exit_code, 1) << "the demo's exit code\n" << run.err;
   EXPECT_EQ(run.err, "");
   const std::vector<std::string> lines = Lines(ReadFile(out));
@@ -146,26 +146,26 @@ TEST(RunTest, PrintsTheProcessTreeInTimeOrderAndLosesNothing) {
 
 TEST(RunTest, PrintsToStderrByDefaultInTheChosenFormat) {
   const CommandResult perf =
-      RunTracewire({"run", Runfile("tools/testtool"), "trace2", "001return", "0"});
+      RunTracewire({"run", Runfile("tests/testtool/testtool"), "trace2", "001return", "0"});
   EXPECT_EQ(perf.exit_code, 0);
   EXPECT_EQ(perf.out, "");
   EXPECT_TRUE(absl::StrContains(perf.err, "| d0 | main ")) << perf.err;
   EXPECT_TRUE(absl::StrContains(perf.err, "| atexit ")) << perf.err;
 
   const CommandResult normal = RunTracewire(
-      {"run", "--format=normal", "--brief", Runfile("tools/testtool"), "trace2", "001return", "0"});
+      {"run", "--format=normal", "--brief", Runfile("tests/testtool/testtool"), "trace2", "001return", "0"});
   EXPECT_EQ(normal.exit_code, 0);
   EXPECT_TRUE(absl::StrContains(normal.err, "\natexit elapsed:")) << normal.err;
 
   const CommandResult event = RunTracewire(
-      {"run", "--format=event", "-o", "-", Runfile("tools/testtool"), "trace2", "001return", "0"});
+      {"run", "--format=event", "-o", "-", Runfile("tests/testtool/testtool"), "trace2", "001return", "0"});
   EXPECT_EQ(event.exit_code, 0);
   EXPECT_TRUE(absl::StrContains(event.out, "{\"event\":\"atexit\",")) << event.out;
   EXPECT_EQ(event.err, "");
 }
 
 TEST(RunTest, ExitCodeIsTheCommands) {
-  EXPECT_EQ(RunTracewire({"run", Runfile("tools/testtool"), "trace2", "001return", "7"}).exit_code,
+  EXPECT_EQ(RunTracewire({"run", Runfile("tests/testtool/testtool"), "trace2", "001return", "7"}).exit_code,
             7);
   EXPECT_EQ(RunTracewire({"run", "/bin/sh", "-c", "kill -KILL $$"}).exit_code, 128 + SIGKILL);
   const CommandResult missing = RunTracewire({"run", "no-such-command-anywhere"});
@@ -183,7 +183,7 @@ TEST(RunTest, FlagsComeBeforeTheCommand) {
   // "-o x" after COMMAND is COMMAND's: testtool rejects the extra arguments (129).
   const std::string dir = cli_test::NewTempDir("run_flags");
   EXPECT_EQ(
-      RunTracewire({"run", Runfile("tools/testtool"), "trace2", "001return", "0", "-o", dir + "/x"})
+      RunTracewire({"run", Runfile("tests/testtool/testtool"), "trace2", "001return", "0", "-o", dir + "/x"})
           .exit_code,
       129);
   EXPECT_EQ(ReadFile(dir + "/x"), "");
@@ -199,7 +199,7 @@ TEST(RunTest, EventsAppearWhileTheCommandRuns) {
   const std::string out = dir + "/perf.txt";
   const std::string stop = dir + "/stop";
   std::vector<std::string> argv = {
-      Tracewire(), "run", "-o", out, "--", Runfile("tools/testtool"), "trace2", "004child"};
+      Tracewire(), "run", "-o", out, "--", Runfile("tests/testtool/testtool"), "trace2", "004child"};
   for (const std::string& arg : UntilStopFile(stop)) argv.push_back(arg);
   const Background run = Start(argv, dir);
   // The child_start is printed while the child still waits for the stop file.
@@ -216,7 +216,7 @@ TEST(RunTest, SigtermReachesTheCommand) {
   const std::string dir = cli_test::NewTempDir("run_term");
   const std::string out = dir + "/perf.txt";
   const std::string stop = dir + "/stop";
-  std::vector<std::string> argv = {Tracewire(), "run",     "-o", out, Runfile("tools/testtool"),
+  std::vector<std::string> argv = {Tracewire(), "run",     "-o", out, Runfile("tests/testtool/testtool"),
                                    "trace2",    "004child"};
   for (const std::string& arg : UntilStopFile(stop)) argv.push_back(arg);
   const Background run = Start(argv, dir);
@@ -237,7 +237,7 @@ std::string DemoOnATerminal() {
   EXPECT_EQ(grantpt(master), 0);
   EXPECT_EQ(unlockpt(master), 0);
   const std::string slave_name = ptsname(master);
-  const std::string demo = Runfile("tools/demo");
+  const std::string demo = Runfile("examples/demo/demo");
   fflush(nullptr);
   const pid_t pid = fork();
   if (pid == 0) {
@@ -278,7 +278,7 @@ TEST(TerminalTargetTest, NoBinaryOnATerminalAndOneWarning) {
   // A pipe is not a terminal: the trace goes to stderr as before.
   cli_test::RunOptions options = Untraced();
   options.env = {{"TRACEWIRE", "1"}};
-  const CommandResult piped = cli_test::RunCommand({Runfile("tools/demo")}, options);
+  const CommandResult piped = cli_test::RunCommand({Runfile("examples/demo/demo")}, options);
   EXPECT_EQ(piped.exit_code, 1);
   EXPECT_TRUE(absl::StartsWith(piped.err, "\x89TWR")) << piped.err.substr(0, 16);
 }

@@ -30,7 +30,9 @@
 // `accept_pause` instead of spinning. Every limit hit is counted (CollectorStats) and
 // logged (`log`).
 //
-// Runs a poll loop on the calling thread of Run() until Stop().
+// Runs a poll loop (poll_loop.h) on the calling thread of Run() until Stop(), serving the
+// socket with a StreamServer (stream_server.h) or a DatagramReceiver (datagram_receiver.h);
+// both hand what they receive to a TraceRouter (trace_router.h).
 #ifndef TRACEWIRE_TOOLS_COLLECTOR_COLLECTOR_H_
 #define TRACEWIRE_TOOLS_COLLECTOR_COLLECTOR_H_
 
@@ -104,6 +106,8 @@ struct CollectorStats {
   uint64_t accept_pauses = 0;        // times accept(2) ran out of file descriptors
 };
 
+struct CollectorCounters;  // collector_counters.h
+
 class Collector {
  public:
   // Binds and listens. A stale socket file at the path (nothing accepts on it) is replaced;
@@ -132,15 +136,13 @@ class Collector {
   std::string FileFor(absl::string_view sid) const;
 
  private:
-  struct Counters;
-  class Loop;
   explicit Collector(const CollectorOptions& options);
 
   CollectorOptions options_;
   int listen_fd_ = -1;
   int wake_read_ = -1;
   int wake_write_ = -1;
-  std::unique_ptr<Counters> counters_;
+  std::unique_ptr<CollectorCounters> counters_;
 };
 
 }  // namespace tracewire::tools

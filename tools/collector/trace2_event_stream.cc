@@ -5,8 +5,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "format/event_spec.h"
-#include "tools/trace2_import.h"
-#include "tools/trace2_line.h"
+#include "tools/trace2_import/trace2_import.h"
+#include "tools/trace2_import/trace2_line.h"
 
 namespace tracewire::tools {
 

@@ -2,9 +2,9 @@
 // (GIT_TRACE2_EVENT=af_unix:[stream:|dgram:]PATH). git writes one JSON line per event: on a
 // stream socket, one connection per process (reads may split or join lines); on a dgram
 // socket, one datagram per line from every process at once. The lines are checked as they
-// arrive (tools/trace2_line.h) and grouped by sid; when a process ends (its atexit or
+// arrive (tools/trace2_import/trace2_line.h) and grouped by sid; when a process ends (its atexit or
 // signal line, the end of its stream, or silence for the idle time) its lines are converted
-// by the importer (tools/trace2_import.h) into a tracewire trace, generation by generation,
+// by the importer (tools/trace2_import/trace2_import.h) into a tracewire trace, generation by generation,
 // exactly as `tracewire import` converts them.
 //
 // Memory is bounded: each process's lines, the line being received and the conversions not

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs tracewire into PREFIX, built by Bazel:
+#   PREFIX/bin/tracewire                                   the command that reads traces
+#   PREFIX/include/tracewire/tracewire.h, tracewire.hpp    the C API and the C++ layer
+#   PREFIX/lib/libtracewire.a                              the runtime, static
+#   PREFIX/lib/libtracewire.so.X.Y.Z (+ .so.X, .so)        the runtime, shared (SONAME .so.X)
+#   PREFIX/lib/pkgconfig/tracewire.pc                      for pkg-config
+#   PREFIX/lib/cmake/tracewire/tracewireConfig.cmake, tracewireConfigVersion.cmake
+#
+# usage: install/install.sh PREFIX [BAZEL_FLAGS...]
+# BAZEL_FLAGS go to `bazel build` (default: -c opt). Installs missing Debian packages
+# first (install/install_deps.sh). PREFIX is created if missing; writing to a system prefix
+# such as /usr/local needs root.
+set -euo pipefail
+
+if [ $# -lt 1 ] || [ -z "$1" ] || [ "${1#-}" != "$1" ]; then
+  echo "usage: install/install.sh PREFIX [BAZEL_FLAGS...]" >&2
+  exit 2
+fi
+prefix=$1
+shift
+bazel_flags=("$@")
+if [ ${#bazel_flags[@]} -eq 0 ]; then
+  bazel_flags=(-c opt)
+fi
+
+cd "$(dirname "$0")/.."
+install/install_deps.sh
+
+mkdir -p "$prefix"
+prefix=$(cd "$prefix" && pwd)
+
+bazel build "${bazel_flags[@]}" //install:install_files >&2
+bin=$(bazel info "${bazel_flags[@]}" bazel-bin 2>/dev/null)
+
+version=$(sed -n 's/^Version: //p' "$bin/install/tracewire.pc")
+shared=libtracewire.so.$version
+soname=libtracewire.so.${version%%.*}
+
+install -d "$prefix/bin" "$prefix/include/tracewire" "$prefix/lib/pkgconfig" \
+  "$prefix/lib/cmake/tracewire"
+install -m 755 "$bin/tools/tracewire" "$prefix/bin/tracewire"
+install -m 644 include/tracewire/tracewire.h include/tracewire/tracewire.hpp \
+  "$prefix/include/tracewire/"
+install -m 644 "$bin/install/libtracewire.a" "$prefix/lib/libtracewire.a"
+install -m 755 "$bin/install/$shared" "$prefix/lib/$shared"
+ln -sfn "$shared" "$prefix/lib/$soname"
+ln -sfn "$soname" "$prefix/lib/libtracewire.so"
+sed "s|@PREFIX@|$prefix|g" "$bin/install/tracewire.pc" >"$prefix/lib/pkgconfig/tracewire.pc"
+chmod 644 "$prefix/lib/pkgconfig/tracewire.pc"
+install -m 644 "$bin/install/tracewireConfig.cmake" "$bin/install/tracewireConfigVersion.cmake" \
+  "$prefix/lib/cmake/tracewire/"
+
+echo "tracewire $version installed in $prefix" >&2

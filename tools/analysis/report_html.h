@@ -1,0 +1,37 @@
+// The HTML page of `tracewire report`: one self-contained file (inline CSS and SVG, no
+// script, nothing fetched) with
+//   * the trace's summary and its process tree (each process linked to its section, exit
+//     codes and errors highlighted);
+//   * the top regions by total and by self time over the whole trace;
+//   * per process: its command line, parent, exit code and errors, and an SVG timeline of
+//     its threads (one row per region depth, regions as bars named after their label,
+//     errors as red marks) and of its child processes (each bar links to the child's own
+//     section), plus its own top regions when the trace has several processes.
+// Whatever the trace's size, each timeline row holds at most about two shapes per pixel:
+// regions narrower than a pixel are drawn as one grey bar per run of them, whose tooltip
+// counts them; rows deeper than 12 are left out (and counted).
+#ifndef TRACEWIRE_TOOLS_ANALYSIS_REPORT_HTML_H_
+#define TRACEWIRE_TOOLS_ANALYSIS_REPORT_HTML_H_
+
+#include <string>
+
+#include "tools/analysis/report_model.h"
+
+namespace tracewire::tools {
+
+struct ReportHtmlOptions {
+  std::string trace_name;     // shown in the title
+  int timeline_width = 1000;  // pixels of the time axis
+  size_t top = 15;            // rows of each top-regions table
+  std::string warning;        // shown at the top if not empty (e.g. the trace is damaged)
+};
+
+// The page for `model` (Finish()ed).
+std::string RenderReportHtml(const ReportModel& model, const ReportHtmlOptions& options);
+
+// Appends `text` with &, <, >, " and ' escaped (invalid UTF-8 bytes become U+FFFD).
+void AppendHtmlEscaped(absl::string_view text, std::string* out);
+
+}  // namespace tracewire::tools
+
+#endif  // TRACEWIRE_TOOLS_ANALYSIS_REPORT_HTML_H_

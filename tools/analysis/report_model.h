@@ -1,0 +1,125 @@
+// ReportModel: what `tracewire report` shows of a trace, built event by event: the process
+// tree, each process's threads with their regions by depth, its child processes, errors and
+// exit code, and the regions' total and self times (TraceStats, as `tracewire stats` counts
+// them). Times are nanoseconds since the trace's first event.
+#ifndef TRACEWIRE_TOOLS_ANALYSIS_REPORT_MODEL_H_
+#define TRACEWIRE_TOOLS_ANALYSIS_REPORT_MODEL_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/time/time.h"
+#include "reader/event.h"
+#include "tools/analysis/trace_stats.h"
+
+namespace tracewire::tools {
+
+// A region as drawn: its times and its "category/label" (an index into ReportModel::names).
+struct ReportRegion {
+  int64_t begin_ns = 0;
+  int64_t end_ns = 0;
+  uint32_t name = 0;
+};
+
+// An instant worth a mark on the timeline (an error).
+struct ReportMark {
+  int64_t ns = 0;
+  std::string text;
+};
+
+struct ReportThread {
+  std::string name;
+  // Finished regions by depth (0 = outermost), each row in time order.
+  std::vector<std::vector<ReportRegion>> rows;
+  std::vector<ReportMark> errors;
+};
+
+// A child process as its parent saw it (child_start to child_exit or child_ready).
+struct ReportChild {
+  int64_t begin_ns = 0;
+  int64_t end_ns = 0;
+  std::string name;  // the child's argv
+  int64_t pid = 0;   // 0 until child_exit/child_ready
+  std::optional<int64_t> code;
+  int process = -1;  // index of the child's own process in the model, if traced
+};
+
+struct ReportProcess {
+  std::string sid;
+  std::string exe;      // basename of start's argv[0]
+  std::string command;  // cmd_name
+  std::string argv;     // start's argv, joined by spaces
+  uint32_t pid = 0;     // from the sid's -P<hex>, 0 if none
+  int parent = -1;      // index of the parent process, -1 for a root (or untraced parent)
+  std::vector<int> children;
+  int64_t first_ns = 0;
+  int64_t last_ns = 0;
+  std::optional<int64_t> exit_code;          // atexit's (or exit's) code
+  std::optional<int64_t> signal;             // the signal that ended it
+  std::map<uint64_t, ReportThread> threads;  // by thread number
+  std::vector<ReportChild> child_runs;
+  uint64_t events = 0;
+  uint64_t regions = 0;
+  std::unique_ptr<TraceStats> stats;  // region times of this process
+
+  // "<exe> <command>", or the sid's last component if neither is known.
+  std::string DisplayName() const;
+};
+
+class ReportModel {
+ public:
+  ReportModel();
+
+  // Adds one event (in reader order).
+  void Add(const reader::Event& event);
+  // Ends the regions and child runs still open at their process's last time and links
+  // children to their processes. Call once, after the last Add().
+  void Finish();
+
+  const std::vector<std::unique_ptr<ReportProcess>>& processes() const { return processes_; }
+  const std::vector<std::string>& names() const { return names_; }
+  // Region times over the whole trace.
+  const TraceStats& stats() const { return stats_; }
+  uint64_t events() const { return events_; }
+  // The UTC time of the first event (the zero of every time in the model).
+  absl::Time start() const { return start_; }
+
+ private:
+  struct OpenRegion {
+    int64_t begin_ns;
+    uint32_t name;
+    int nesting;
+  };
+  struct ThreadState {
+    std::vector<OpenRegion> open;
+  };
+
+  ReportProcess& ProcessOf(const reader::Event& e);
+  int64_t RelativeNs(absl::Time t);
+  uint32_t NameId(absl::string_view category, absl::string_view label);
+  void EndRegions(ReportThread& thread, ThreadState& state, int64_t keep_below, int64_t ns);
+
+  std::vector<std::unique_ptr<ReportProcess>> processes_;
+  absl::flat_hash_map<std::string, int> by_sid_;
+  int last_process_ = -1;
+  std::vector<std::string> names_;
+  absl::flat_hash_map<std::string, uint32_t> name_ids_;
+  std::string name_key_;
+  // Open regions per (process, thread number).
+  std::map<std::pair<int, uint64_t>, ThreadState> open_;
+  // Open child runs per (process, child_id): index into child_runs.
+  std::map<std::pair<int, uint64_t>, size_t> open_children_;
+  TraceStats stats_;
+  uint64_t events_ = 0;
+  bool have_start_ = false;
+  absl::Time start_;
+};
+
+}  // namespace tracewire::tools
+
+#endif  // TRACEWIRE_TOOLS_ANALYSIS_REPORT_MODEL_H_

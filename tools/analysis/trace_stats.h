@@ -1,0 +1,129 @@
+// TraceStats: statistics of a trace for `tracewire stats`: events by kind and by thread,
+// regions by total and self time, generations, bytes per event and the compression ratio.
+//
+// A TraceStats can also hold the statistics of a run of events read on its own (a
+// "partial", e.g. one generation decoded by a parallel worker): regions left in the run
+// but entered before it are then recorded as operations on the thread's region stack,
+// which Merge() replays on the statistics of everything before the run. Durations are
+// summed in integer nanoseconds, so merging gives exactly what adding the events would.
+#ifndef TRACEWIRE_TOOLS_ANALYSIS_TRACE_STATS_H_
+#define TRACEWIRE_TOOLS_ANALYSIS_TRACE_STATS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/time/time.h"
+#include "reader/event.h"
+#include "reader/frame_reader.h"
+
+namespace tracewire::tools {
+
+// Time spent in the regions of one category/label, over every thread and process.
+struct RegionTime {
+  std::string name;  // "category/label"
+  uint64_t count = 0;
+  int64_t total_ns = 0;  // sum of the regions' durations (region_leave t_rel)
+  int64_t self_ns = 0;   // total minus the time spent in directly nested regions
+};
+
+// Accumulates the statistics of one trace, event by event and generation by generation.
+class TraceStats {
+ public:
+  // `partial`: the statistics of a run of events that may follow others (see above).
+  explicit TraceStats(bool partial = false) : partial_(partial) {}
+
+  // Counts one event (in reader order).
+  void AddEvent(const reader::Event& event);
+  // Adds the statistics of the partial `run`, which follows every event added so far.
+  void Merge(const TraceStats& run);
+  // Counts one generation as framed in the file (for sizes and compression).
+  void AddGeneration(const reader::RawGeneration& generation);
+  // Notes the flags of a file's headers (format::kFileFlag*).
+  void AddHeaderFlags(uint32_t flags) { header_flags_ |= flags; }
+  // Sets the input size and the number of processes.
+  void SetInput(uint64_t bytes, size_t files, size_t processes) {
+    bytes_ = bytes;
+    files_ = files;
+    processes_ = processes;
+  }
+
+  uint64_t events() const { return events_; }
+  // Event counts by Trace2 event name, in EventKind order (kinds that occurred).
+  std::vector<std::pair<std::string, uint64_t>> EventsByKind() const;
+  // Event counts by thread: ((sid, thread name), count) in order of first appearance.
+  const std::vector<std::pair<std::pair<std::string, std::string>, uint64_t>>& EventsByThread()
+      const {
+    return threads_;
+  }
+  // Regions sorted by total (or self) time, longest first; at most `top`.
+  std::vector<RegionTime> TopRegions(size_t top, bool by_self) const;
+  // Stacks (their frames as FrameText lines, innermost first) with the number of events
+  // recorded with each, most first; at most `top`.
+  std::vector<std::pair<std::vector<std::string>, uint64_t>> TopStacks(size_t top) const;
+
+  // The report `tracewire stats` prints.
+  std::string Render(const std::string& name, size_t top) const;
+
+  // Memory held, roughly (for the parallel reader's queue limit).
+  size_t bytes() const;
+
+ private:
+  struct OpenRegion {
+    size_t region;  // index in regions_
+    int64_t child_ns = 0;
+  };
+  // What a partial run did to the regions open before it, in order.
+  struct StackOp {
+    enum Kind : uint8_t { kLeave, kChildTime, kUnwind } kind;
+    int64_t ns = 0;  // kLeave: the region's duration; kChildTime: time to add to its parent
+  };
+  struct ThreadRegions {
+    std::vector<OpenRegion> stack;  // open regions (in a partial: entered in the run)
+    std::vector<StackOp> ops;       // partial: operations on the regions open before
+  };
+  using ThreadKey = std::pair<std::string, uint64_t>;  // (sid, thread id)
+
+  ThreadRegions& RegionsOf(const reader::Event& e);
+  // A region of the thread left after `ns`: the innermost open one, else (partial) the
+  // innermost one open before the run.
+  void Leave(ThreadRegions& thread, int64_t ns);
+  void LeaveOpen(std::vector<OpenRegion>& stack, int64_t ns);
+  size_t RegionIndex(absl::string_view name);
+
+  bool partial_;
+  uint64_t bytes_ = 0;
+  size_t files_ = 0;
+  size_t processes_ = 0;
+  uint64_t events_ = 0;
+  std::vector<uint64_t> by_kind_ =
+      std::vector<uint64_t>(static_cast<size_t>(reader::EventKind::kExperimental) + 1);
+  std::vector<std::pair<std::pair<std::string, std::string>, uint64_t>> threads_;
+  std::map<std::pair<std::string, std::string>, size_t> thread_index_;
+  size_t last_thread_ = ~size_t{0};
+  std::vector<RegionTime> regions_;
+  absl::flat_hash_map<std::string, size_t> region_index_;
+  std::string region_name_;  // scratch
+  // Region stacks per (sid, thread id); the last one used is cached.
+  std::map<ThreadKey, ThreadRegions> stacks_;
+  ThreadRegions* last_stack_ = nullptr;
+  std::string last_stack_sid_;
+  uint64_t last_stack_thread_ = 0;
+  // Events per stack (by the joined frame texts) and the frames of each stack.
+  absl::flat_hash_map<std::string, std::pair<std::vector<std::string>, uint64_t>> stack_counts_;
+  uint32_t header_flags_ = 0;
+  std::optional<absl::Time> first_time_;  // of the earliest and latest events
+  std::optional<absl::Time> last_time_;
+  uint64_t generations_ = 0;
+  uint64_t compressed_generations_ = 0;
+  uint64_t compressed_file_bytes_ = 0;
+  uint64_t compressed_raw_bytes_ = 0;
+};
+
+}  // namespace tracewire::tools
+
+#endif  // TRACEWIRE_TOOLS_ANALYSIS_TRACE_STATS_H_
