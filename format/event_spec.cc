@@ -29,6 +29,7 @@ struct RowOptions {
   bool is_stack = false;
   RangeRole range = RangeRole::kNone;
   EventType start_type = EventType::kNone;
+  bool unwinds_regions = false;
 };
 
 // Appends an argument to a row; string and stack ID index lists follow the argument types.
@@ -57,6 +58,7 @@ constexpr EventSpec Row(EventType type, absl::string_view name, absl::string_vie
   spec.body = options.body;
   spec.range = options.range;
   spec.start_type = options.start_type;
+  spec.unwinds_regions = options.unwinds_regions;
   spec.experimental = IsExperimentalType(static_cast<uint8_t>(type));
   if (spec.has_data) {
     spec.max_data = type == EventType::kExperimentalBatch      ? kMaxBatchSize
@@ -75,6 +77,7 @@ constexpr EventSpec Trace2(EventType type, absl::string_view name, absl::string_
 }
 
 constexpr RowOptions kData{.has_data = true};
+constexpr RowOptions kUnwinds{.unwinds_regions = true};
 
 // The rows, in type order, and for each type number its row's position + 1 (0: none).
 // Only the rows are stored: a table of 256 EventSpecs would be 67 KB, and a program pays
@@ -131,7 +134,7 @@ SpecTable BuildTable() {
   rows.push_back(Trace2(E::kStart, "start", "start", {L("argv_strlist")}));
   rows.push_back(Trace2(E::kExit, "exit", "exit", {I("code")}));
   rows.push_back(Trace2(E::kSignal, "signal", "signal", {U("signo")}));
-  rows.push_back(Trace2(E::kAtexit, "atexit", "atexit", {I("code")}));
+  rows.push_back(Trace2(E::kAtexit, "atexit", "atexit", {I("code")}, kUnwinds));
   rows.push_back(Trace2(E::kError, "error", "error", {S("msg_string"), S("fmt_string")}));
   rows.push_back(Trace2(E::kCmdPath, "cmd_path", "cmd_path", {S("path_string")}));
   rows.push_back(Trace2(E::kCmdAncestry, "cmd_ancestry", "cmd_ancestry", {L("ancestry_strlist")}));
@@ -155,8 +158,9 @@ SpecTable BuildTable() {
                         {.range = RangeRole::kEnd, .start_type = E::kExec}));
   rows.push_back(Trace2(E::kThreadStart, "thread_start", "thread_start", {S("name_string")},
                         {.range = RangeRole::kBegin}));
-  rows.push_back(Trace2(E::kThreadExit, "thread_exit", "thread_exit", {},
-                        {.range = RangeRole::kEnd, .start_type = E::kThreadStart}));
+  rows.push_back(
+      Trace2(E::kThreadExit, "thread_exit", "thread_exit", {},
+             {.range = RangeRole::kEnd, .start_type = E::kThreadStart, .unwinds_regions = true}));
   rows.push_back(Trace2(E::kDefParam, "def_param", "def_param",
                         {S("scope_string"), S("param_string"), S("value_string")}));
   rows.push_back(Trace2(E::kDefRepo, "def_repo", "def_repo", {U("repo_id"), S("worktree_string")}));
@@ -169,11 +173,11 @@ SpecTable BuildTable() {
   rows.push_back(Trace2(E::kDataJson, "data_json", "data_json", {S("json_string")}));
   rows.push_back(Trace2(E::kPrintf, "printf", "printf", {S("msg_string")}));
   rows.push_back(Trace2(E::kThTimer, "th_timer", "th_timer",
-                        {U("intervals"), D("total"), D("min"), D("max")}));
-  rows.push_back(
-      Trace2(E::kTimer, "timer", "timer", {U("intervals"), D("total"), D("min"), D("max")}));
-  rows.push_back(Trace2(E::kThCounter, "th_counter", "th_counter", {U("value")}));
-  rows.push_back(Trace2(E::kCounter, "counter", "counter", {U("value")}));
+                        {U("intervals"), D("total"), D("min"), D("max")}, kUnwinds));
+  rows.push_back(Trace2(E::kTimer, "timer", "timer",
+                        {U("intervals"), D("total"), D("min"), D("max")}, kUnwinds));
+  rows.push_back(Trace2(E::kThCounter, "th_counter", "th_counter", {U("value")}, kUnwinds));
+  rows.push_back(Trace2(E::kCounter, "counter", "counter", {U("value")}, kUnwinds));
   rows.push_back(Row(E::kThreadStatus, "thread_status", "", {Dt, S("name_string"), T("start_time")},
                      {.range = RangeRole::kActive, .start_type = E::kThreadStart}));
   rows.push_back(Row(E::kRegionActive, "region_active", "",

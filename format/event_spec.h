@@ -137,6 +137,10 @@ struct EventSpec {
   EventType start_type = EventType::kNone;  // for kEnd/kActive: the kBegin type
   bool experimental = false;
   uint32_t max_data = 0;              // largest data trailer when has_data
+  // The event first closes every region open on its thread (git's tr2tls_pop_unwind_self:
+  // atexit, thread_exit, timers and counters), so its nesting is 1. Reader semantics, not
+  // wire layout: consumers that track regions ask this column rather than list the rows.
+  bool unwinds_regions = false;
 
   // The argument list in order.
   absl::Span<const ArgSpec> Args() const { return absl::MakeConstSpan(args, num_args); }

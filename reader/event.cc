@@ -6,6 +6,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "format/event_spec.h"
+#include "reader/event_fields.h"
+#include "reader/kind_table.h"
 
 namespace tracewire::reader {
 namespace {
@@ -20,6 +22,21 @@ std::string Views(const std::vector<absl::string_view>& items) {
     absl::StrAppend(&out, i == 0 ? "" : ",", "\"", items[i], "\"");
   }
   return absl::StrCat(out, "]");
+}
+
+// DebugString's rendering of a payload field, by its type.
+std::string PayloadText(const std::optional<absl::string_view>& value) { return Opt(value); }
+std::string PayloadText(const std::vector<absl::string_view>& items) { return Views(items); }
+std::string PayloadText(double value) { return absl::StrFormat("%.6f", value); }
+std::string PayloadText(const std::optional<double>& value) {
+  return value.has_value() ? PayloadText(*value) : "none";
+}
+std::string PayloadText(const std::optional<int64_t>& value) {
+  return value.has_value() ? absl::StrCat(*value) : "none";
+}
+template <typename T>
+std::string PayloadText(const T& value) {
+  return absl::StrCat(value);
 }
 
 }  // namespace
@@ -78,6 +95,17 @@ std::optional<EventKind> EventKindByName(absl::string_view name) {
   return EventKindOfType(static_cast<uint8_t>(spec->type));
 }
 
+bool KindUnwindsRegions(EventKind kind) {
+  static const KindTable<bool>* unwinds = [] {
+    auto* table = new KindTable<bool>();
+    for (const format::EventSpec& spec : format::AllSpecs()) {
+      if (spec.unwinds_regions) (*table)[EventKindOfType(static_cast<uint8_t>(spec.type))] = true;
+    }
+    return table;
+  }();
+  return (*unwinds)[kind];
+}
+
 std::string FrameText(const SymbolFrame& frame) {
   std::string out =
       frame.func.empty() ? absl::StrFormat("0x%x", frame.pc) : std::string(frame.func);
@@ -101,78 +129,12 @@ std::string Event::DebugString() const {
       repo.has_value() ? absl::StrCat(*repo) : "none", t_abs,
       t_rel.has_value() ? absl::StrFormat("%.6f", *t_rel) : "none", nesting, category, label,
       Opt(msg));
-  switch (kind) {
-    case EventKind::kVersion:
-      absl::StrAppend(&out, " exe=", exe);
-      break;
-    case EventKind::kStart:
-      absl::StrAppend(&out, " argv=", Views(argv));
-      break;
-    case EventKind::kExit:
-    case EventKind::kAtexit:
-    case EventKind::kExecResult:
-      absl::StrAppend(&out, " code=", code);
-      break;
-    case EventKind::kSignal:
-      absl::StrAppend(&out, " signo=", signo);
-      break;
-    case EventKind::kError:
-      absl::StrAppend(&out, " fmt=", Opt(fmt));
-      break;
-    case EventKind::kCmdPath:
-      absl::StrAppend(&out, " path=", cmd_path);
-      break;
-    case EventKind::kCmdAncestry:
-      absl::StrAppend(&out, " ancestry=", Views(ancestry));
-      break;
-    case EventKind::kCmdName:
-      absl::StrAppend(&out, " name=", cmd_name, " hierarchy=", Opt(cmd_hierarchy));
-      break;
-    case EventKind::kCmdMode:
-      absl::StrAppend(&out, " mode=", cmd_mode);
-      break;
-    case EventKind::kAlias:
-      absl::StrAppend(&out, " alias=", alias, " argv=", Views(argv));
-      break;
-    case EventKind::kChildStart:
-      absl::StrAppend(&out, " child_id=", child_id, " class=", child_class,
-                      " hook=", Opt(hook_name), " cd=", Opt(cd), " use_shell=", use_shell,
-                      " git=", is_git_command, " argv=", Views(argv));
-      break;
-    case EventKind::kChildExit:
-      absl::StrAppend(&out, " child_id=", child_id, " pid=", pid, " code=", code);
-      break;
-    case EventKind::kChildReady:
-      absl::StrAppend(&out, " child_id=", child_id, " pid=", pid, " ready=", ready);
-      break;
-    case EventKind::kExec:
-      absl::StrAppend(&out, " exec_id=", exec_id, " exe=", Opt(exec_exe), " argv=", Views(argv));
-      break;
-    case EventKind::kDefParam:
-      absl::StrAppend(&out, " scope=", param_scope, " param=", param, " value=", Opt(param_value));
-      break;
-    case EventKind::kDefRepo:
-      absl::StrAppend(&out, " worktree=", worktree);
-      break;
-    case EventKind::kData:
-    case EventKind::kDataJson:
-      absl::StrAppend(&out, " value=", value_string);
-      break;
-    case EventKind::kThTimer:
-    case EventKind::kTimer:
-      absl::StrAppend(&out, absl::StrFormat(" intervals=%d total=%.6f min=%.6f max=%.6f", intervals,
-                                            t_total, t_min, t_max));
-      break;
-    case EventKind::kThCounter:
-    case EventKind::kCounter:
-      absl::StrAppend(&out, " count=", count);
-      break;
-    case EventKind::kExperimental:
-      absl::StrAppend(&out, " type=", wire_type, " bytes=", experimental_data.size());
-      break;
-    default:
-      break;
+  if (kind == EventKind::kExperimental) {
+    absl::StrAppend(&out, " type=", wire_type, " bytes=", experimental_data.size());
   }
+  VisitPayload(*this, [&out](absl::string_view label, const auto& value) {
+    absl::StrAppend(&out, " ", label, "=", PayloadText(value));
+  });
   if (!stack.empty()) absl::StrAppend(&out, " stack=", stack.size(), " frames");
   return out;
 }

@@ -10,6 +10,7 @@
 #ifndef TRACEWIRE_READER_EVENT_H_
 #define TRACEWIRE_READER_EVENT_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -56,6 +57,9 @@ enum class EventKind : uint8_t {
   kExperimental,  // an experimental wire event (type >= 128), surfaced as is
 };
 
+// Number of EventKind values (kExperimental is the last).
+inline constexpr size_t kNumEventKinds = static_cast<size_t>(EventKind::kExperimental) + 1;
+
 // The Trace2 event name ("region_enter", "data", ...); "experimental" for kExperimental.
 // Derived from the format's event table (the Trace2 event of the kind's wire row).
 absl::string_view EventKindName(EventKind kind);
@@ -66,6 +70,12 @@ EventKind EventKindOfType(uint8_t type);
 
 // The kind whose Trace2 event name is `name` ("data" -> kData), or nullopt.
 std::optional<EventKind> EventKindByName(absl::string_view name);
+
+// True if events of `kind` first close every region open on their thread, as git's
+// tr2tls_pop_unwind_self does (atexit, thread_exit, timers, counters): their nesting is 1,
+// and a consumer tracking regions ends the thread's open ones there. From the format's
+// event table (format::EventSpec::unwinds_regions of the kind's wire rows).
+bool KindUnwindsRegions(EventKind kind);
 
 // Type of a data event's value.
 enum class ValueKind : uint8_t {
@@ -112,7 +122,7 @@ struct Event {
   std::optional<double> t_rel;
   // The thread's nr_open_regions as git counts it (1 = no region open). region_enter
   // reports it before the push and region_leave after the pop, so a pair shows the same
-  // value. atexit, timer, counter, th_timer, th_counter and thread_exit unwind first (1).
+  // value. Kinds for which KindUnwindsRegions() holds unwind first (1).
   int nesting = 1;
   absl::string_view category;            // site category (regions, data, timers, counters)
   absl::string_view label;               // site label: region label, data key, timer/counter name

@@ -3,6 +3,11 @@
 // threads kept sorted by their next event time, a min-heap above), updating the
 // cross-generation ProcessState as it goes.
 //
+// The decoder is spread over files by concept: generation_structure.cc (Start: the
+// generation's structure), thread_merge-inl.h and thread_merge.cc (the per-thread streams
+// and their merge), event_meaning-inl.h and event_meaning.cc (what each record means:
+// checks, state, event fields), generation_decoder.cc (Next).
+//
 // Error messages have the shape
 //   "generation G, thread T, event I: byte offset O: <reason>"
 // where I is the record's index in the thread's stream in this generation (0-based,
@@ -146,8 +151,22 @@ class GenerationDecoder {
   // ProcessTrace2() without filling the event (fill_ false): the same checks and state
   // updates.
   Outcome CheckTrace2(Cursor& c, const TypeInfo& info);
-  // ProcessTrace2() for the row types that are not on the hot path.
+  // ProcessTrace2() for the row types that are not on the hot path: unwinding, the field
+  // bindings (reader/event_fields.h), the row's semantics.
   Outcome ProcessOther(Cursor& c);
+  // What ProcessOther does per wire type (event_meaning.cc); indexed by type number.
+  struct RowMeaning;
+  static const RowMeaning* RowMeanings();
+  // Copies the head's bound arguments into event_; false on error (in error_).
+  bool CopyFields(const Cursor& c, const RowMeaning& meaning);
+  // Row semantics of ProcessOther, after the fields are copied (kEvent or kError).
+  Outcome ProcessStarts(Cursor& c);  // version, start
+  Outcome ChildStarts(Cursor& c);    // child_start
+  Outcome ChildEnds(Cursor& c);      // child_exit, child_ready
+  Outcome ExecStarts(Cursor& c);     // exec
+  Outcome ExecEnds(Cursor& c);       // exec_result
+  Outcome ThreadStarts(Cursor& c);   // thread_start
+  Outcome ThreadExits(Cursor& c);    // thread_exit
   // Error paths of ProcessTrace2 (out of line).
   Outcome SiteError(const Cursor& c);
   // Checks every string ID of the head; false on error (in error_).

@@ -1,9 +1,9 @@
 #include "reader/targets/event_target.h"
 
-#include <array>
 #include <cstdlib>
 
 #include "absl/strings/str_format.h"
+#include "reader/kind_table.h"
 #include "reader/targets/internal_site.h"
 #include "reader/targets/json_writer.h"
 
@@ -105,32 +105,29 @@ void StackArray(const Event& e, JsonWriter& jw) {
   jw.End();
 }
 
-constexpr int kKinds = static_cast<int>(EventKind::kExperimental) + 1;
-
-constexpr std::array<KindRule, kKinds> MakeRules() {
-  std::array<KindRule, kKinds> r{};
-  auto at = [&r](EventKind kind) -> KindRule& { return r[static_cast<int>(kind)]; };
+constexpr reader::KindTable<KindRule> MakeRules() {
+  reader::KindTable<KindRule> r;
   // "evt" and "exe" are written by Write (the evt value is an option).
-  at(EventKind::kVersion) = {Nothing, false, true};
-  at(EventKind::kTooManyFiles) = {.payload = Nothing, .since_evt = kEvtTooManyFiles};
-  at(EventKind::kStart) = {[](const Event& e, JsonWriter& jw) {
+  r[EventKind::kVersion] = {Nothing, false, true};
+  r[EventKind::kTooManyFiles] = {.payload = Nothing, .since_evt = kEvtTooManyFiles};
+  r[EventKind::kStart] = {[](const Event& e, JsonWriter& jw) {
     jw.ObjectDouble("t_abs", 6, e.t_abs);
     Argv(e, jw, false);
   }};
-  at(EventKind::kExit) = {[](const Event& e, JsonWriter& jw) {
+  r[EventKind::kExit] = {[](const Event& e, JsonWriter& jw) {
     jw.ObjectDouble("t_abs", 6, e.t_abs);
     jw.ObjectInt("code", e.code);
   }};
-  at(EventKind::kSignal) = {[](const Event& e, JsonWriter& jw) {
+  r[EventKind::kSignal] = {[](const Event& e, JsonWriter& jw) {
     jw.ObjectDouble("t_abs", 6, e.t_abs);
     jw.ObjectInt("signo", static_cast<int64_t>(e.signo));
   }};
-  at(EventKind::kAtexit) = {[](const Event& e, JsonWriter& jw) {
-                              jw.ObjectDouble("t_abs", 6, e.t_abs);
-                              jw.ObjectInt("code", e.code);
-                            },
-                            false, true};
-  at(EventKind::kError) = {[](const Event& e, JsonWriter& jw) {
+  r[EventKind::kAtexit] = {[](const Event& e, JsonWriter& jw) {
+                             jw.ObjectDouble("t_abs", 6, e.t_abs);
+                             jw.ObjectInt("code", e.code);
+                           },
+                           false, true};
+  r[EventKind::kError] = {[](const Event& e, JsonWriter& jw) {
     // git writes both iff the format is non-empty.
     if (e.fmt.has_value() && !e.fmt->empty()) {
       jw.ObjectString("msg", e.msg.value_or(absl::string_view()));
@@ -139,30 +136,30 @@ constexpr std::array<KindRule, kKinds> MakeRules() {
       jw.ObjectString("msg", *e.msg);
     }
   }};
-  at(EventKind::kCmdPath) = {
+  r[EventKind::kCmdPath] = {
       [](const Event& e, JsonWriter& jw) { jw.ObjectString("path", e.cmd_path); }};
-  at(EventKind::kCmdAncestry) = {.payload =
-                                     [](const Event& e, JsonWriter& jw) {
-                                       jw.ObjectBeginArray("ancestry");
-                                       for (absl::string_view name : e.ancestry) {
-                                         jw.ArrayString(name);
-                                       }
-                                       jw.End();
-                                     },
-                                 .since_evt = kEvtAncestryAndReady};
-  at(EventKind::kCmdName) = {[](const Event& e, JsonWriter& jw) {
+  r[EventKind::kCmdAncestry] = {.payload =
+                                    [](const Event& e, JsonWriter& jw) {
+                                      jw.ObjectBeginArray("ancestry");
+                                      for (absl::string_view name : e.ancestry) {
+                                        jw.ArrayString(name);
+                                      }
+                                      jw.End();
+                                    },
+                                .since_evt = kEvtAncestryAndReady};
+  r[EventKind::kCmdName] = {[](const Event& e, JsonWriter& jw) {
     jw.ObjectString("name", e.cmd_name);
     if (e.cmd_hierarchy.has_value() && !e.cmd_hierarchy->empty()) {
       jw.ObjectString("hierarchy", *e.cmd_hierarchy);
     }
   }};
-  at(EventKind::kCmdMode) = {
+  r[EventKind::kCmdMode] = {
       [](const Event& e, JsonWriter& jw) { jw.ObjectString("name", e.cmd_mode); }};
-  at(EventKind::kAlias) = {[](const Event& e, JsonWriter& jw) {
+  r[EventKind::kAlias] = {[](const Event& e, JsonWriter& jw) {
     jw.ObjectString("alias", e.alias);
     Argv(e, jw, false);
   }};
-  at(EventKind::kChildStart) = {[](const Event& e, JsonWriter& jw) {
+  r[EventKind::kChildStart] = {[](const Event& e, JsonWriter& jw) {
     jw.ObjectInt("child_id", static_cast<int64_t>(e.child_id));
     if (e.hook_name.has_value()) {
       jw.ObjectString("child_class", "hook");
@@ -174,78 +171,78 @@ constexpr std::array<KindRule, kKinds> MakeRules() {
     jw.ObjectBool("use_shell", e.use_shell);
     Argv(e, jw, e.is_git_command);
   }};
-  at(EventKind::kChildExit) = {[](const Event& e, JsonWriter& jw) {
+  r[EventKind::kChildExit] = {[](const Event& e, JsonWriter& jw) {
     jw.ObjectInt("child_id", static_cast<int64_t>(e.child_id));
     jw.ObjectInt("pid", e.pid);
     jw.ObjectInt("code", e.code);
     jw.ObjectDouble("t_rel", 6, e.t_rel.value_or(0));
   }};
-  at(EventKind::kChildReady) = {.payload =
-                                    [](const Event& e, JsonWriter& jw) {
-                                      jw.ObjectInt("child_id", static_cast<int64_t>(e.child_id));
-                                      jw.ObjectInt("pid", e.pid);
-                                      jw.ObjectString("ready", e.ready);
-                                      jw.ObjectDouble("t_rel", 6, e.t_rel.value_or(0));
-                                    },
-                                .since_evt = kEvtAncestryAndReady};
-  at(EventKind::kExec) = {[](const Event& e, JsonWriter& jw) {
+  r[EventKind::kChildReady] = {.payload =
+                                   [](const Event& e, JsonWriter& jw) {
+                                     jw.ObjectInt("child_id", static_cast<int64_t>(e.child_id));
+                                     jw.ObjectInt("pid", e.pid);
+                                     jw.ObjectString("ready", e.ready);
+                                     jw.ObjectDouble("t_rel", 6, e.t_rel.value_or(0));
+                                   },
+                               .since_evt = kEvtAncestryAndReady};
+  r[EventKind::kExec] = {[](const Event& e, JsonWriter& jw) {
     jw.ObjectInt("exec_id", static_cast<int64_t>(e.exec_id));
     if (e.exec_exe.has_value()) jw.ObjectString("exe", *e.exec_exe);
     Argv(e, jw, false);
   }};
-  at(EventKind::kExecResult) = {[](const Event& e, JsonWriter& jw) {
+  r[EventKind::kExecResult] = {[](const Event& e, JsonWriter& jw) {
     jw.ObjectInt("exec_id", static_cast<int64_t>(e.exec_id));
     jw.ObjectInt("code", e.code);
   }};
-  at(EventKind::kThreadStart) = {Nothing};
-  at(EventKind::kThreadExit) = {
+  r[EventKind::kThreadStart] = {Nothing};
+  r[EventKind::kThreadExit] = {
       [](const Event& e, JsonWriter& jw) { jw.ObjectDouble("t_rel", 6, e.t_rel.value_or(0)); }};
-  at(EventKind::kDefParam) = {
-      .payload =
-          [](const Event& e, JsonWriter& jw) {
-            // git before 2.38 had no scope: an empty scope is left out, as those versions
-            // wrote it.
-            if (!e.param_scope.empty()) jw.ObjectString("scope", e.param_scope);
-            DefParamValue(e, jw);
-          },
-      .legacy_payload = DefParamValue,
-      .legacy_before = kEvtScopeAndTimers};
-  at(EventKind::kDefRepo) = {
-      [](const Event& e, JsonWriter& jw) { jw.ObjectString("worktree", e.worktree); }};
-  at(EventKind::kRegionEnter) = {RegionNames, true};
-  at(EventKind::kRegionLeave) = {[](const Event& e, JsonWriter& jw) {
-                                   jw.ObjectDouble("t_rel", 6, e.t_rel.value_or(0));
-                                   RegionNames(e, jw);
+  r[EventKind::kDefParam] = {.payload =
+                                 [](const Event& e, JsonWriter& jw) {
+                                   // git before 2.38 had no scope: an empty scope is left out, as
+                                   // those versions wrote it.
+                                   if (!e.param_scope.empty())
+                                     jw.ObjectString("scope", e.param_scope);
+                                   DefParamValue(e, jw);
                                  },
-                                 true};
-  at(EventKind::kData) = {[](const Event& e, JsonWriter& jw) {
-                            DataHead(e, jw);
-                            // Always a string: data_int's value_string is its decimal form.
-                            jw.ObjectString("value", e.value_string);
-                          },
-                          true};
-  at(EventKind::kDataJson) = {[](const Event& e, JsonWriter& jw) {
-                                DataHead(e, jw);
-                                // The caller's JSON, compacted as git compacts a pretty
-                                // sub-writer (a no-op on compact JSON).
-                                jw.ObjectRawJson("value", e.value_string, /*json_is_pretty=*/true);
-                              },
-                              true};
-  at(EventKind::kPrintf) = {.payload =
-                                [](const Event& e, JsonWriter& jw) {
-                                  jw.ObjectDouble("t_abs", 6, e.t_abs);
-                                  if (e.msg.has_value()) jw.ObjectString("msg", *e.msg);
+                             .legacy_payload = DefParamValue,
+                             .legacy_before = kEvtScopeAndTimers};
+  r[EventKind::kDefRepo] = {
+      [](const Event& e, JsonWriter& jw) { jw.ObjectString("worktree", e.worktree); }};
+  r[EventKind::kRegionEnter] = {RegionNames, true};
+  r[EventKind::kRegionLeave] = {[](const Event& e, JsonWriter& jw) {
+                                  jw.ObjectDouble("t_rel", 6, e.t_rel.value_or(0));
+                                  RegionNames(e, jw);
                                 },
-                            .since_evt = kEvtPrintf};
-  at(EventKind::kThTimer) = {.payload = TimerPayload, .since_evt = kEvtScopeAndTimers};
-  at(EventKind::kTimer) = {.payload = TimerPayload, .since_evt = kEvtScopeAndTimers};
-  at(EventKind::kThCounter) = {.payload = CounterPayload, .since_evt = kEvtScopeAndTimers};
-  at(EventKind::kCounter) = {.payload = CounterPayload, .since_evt = kEvtScopeAndTimers};
+                                true};
+  r[EventKind::kData] = {[](const Event& e, JsonWriter& jw) {
+                           DataHead(e, jw);
+                           // Always a string: data_int's value_string is its decimal form.
+                           jw.ObjectString("value", e.value_string);
+                         },
+                         true};
+  r[EventKind::kDataJson] = {[](const Event& e, JsonWriter& jw) {
+                               DataHead(e, jw);
+                               // The caller's JSON, compacted as git compacts a pretty
+                               // sub-writer (a no-op on compact JSON).
+                               jw.ObjectRawJson("value", e.value_string, /*json_is_pretty=*/true);
+                             },
+                             true};
+  r[EventKind::kPrintf] = {.payload =
+                               [](const Event& e, JsonWriter& jw) {
+                                 jw.ObjectDouble("t_abs", 6, e.t_abs);
+                                 if (e.msg.has_value()) jw.ObjectString("msg", *e.msg);
+                               },
+                           .since_evt = kEvtPrintf};
+  r[EventKind::kThTimer] = {.payload = TimerPayload, .since_evt = kEvtScopeAndTimers};
+  r[EventKind::kTimer] = {.payload = TimerPayload, .since_evt = kEvtScopeAndTimers};
+  r[EventKind::kThCounter] = {.payload = CounterPayload, .since_evt = kEvtScopeAndTimers};
+  r[EventKind::kCounter] = {.payload = CounterPayload, .since_evt = kEvtScopeAndTimers};
   // kExperimental stays {nullptr}: git has no such event.
   return r;
 }
 
-constexpr std::array<KindRule, kKinds> kRules = MakeRules();
+constexpr reader::KindTable<KindRule> kRules = MakeRules();
 
 }  // namespace
 
@@ -264,7 +261,7 @@ EventTarget::EventTarget(const FormatterOptions& options)
       stacks_(options.event_stacks) {}
 
 void EventTarget::Write(const Event& e, std::string* out) {
-  const KindRule& rule = kRules[static_cast<int>(e.kind)];
+  const KindRule& rule = kRules[e.kind];
   if (rule.payload == nullptr || version_ < rule.since_evt) return;
   if (rule.nesting_filtered && e.nesting > nesting_limit_) return;
 

@@ -1,8 +1,7 @@
 #include "reader/targets/normal_target.h"
 
-#include <array>
-
 #include "absl/strings/str_cat.h"
+#include "reader/kind_table.h"
 #include "reader/targets/fixed_decimal.h"
 #include "reader/targets/git_text.h"
 #include "reader/targets/internal_site.h"
@@ -38,55 +37,52 @@ void CounterPayload(const Event& e, std::string* out) {
                   " value:", e.count);
 }
 
-constexpr int kKinds = static_cast<int>(EventKind::kExperimental) + 1;
-
-constexpr std::array<PayloadFn, kKinds> MakePayloads() {
-  std::array<PayloadFn, kKinds> p{};
-  auto at = [&p](EventKind kind) -> PayloadFn& { return p[static_cast<int>(kind)]; };
-  at(EventKind::kVersion) = [](const Event& e, std::string* out) {
+constexpr reader::KindTable<PayloadFn> MakePayloads() {
+  reader::KindTable<PayloadFn> p;
+  p[EventKind::kVersion] = [](const Event& e, std::string* out) {
     absl::StrAppend(out, "version ", e.exe);
   };
-  at(EventKind::kStart) = [](const Event& e, std::string* out) {
+  p[EventKind::kStart] = [](const Event& e, std::string* out) {
     out->append("start ");
     SqQuoteArgvPretty(e.argv, out);
   };
-  at(EventKind::kExit) = [](const Event& e, std::string* out) { Elapsed("exit", e, e.code, out); };
+  p[EventKind::kExit] = [](const Event& e, std::string* out) { Elapsed("exit", e, e.code, out); };
   // git writes the signal number as "code".
-  at(EventKind::kSignal) = [](const Event& e, std::string* out) {
+  p[EventKind::kSignal] = [](const Event& e, std::string* out) {
     Elapsed("signal", e, static_cast<int64_t>(e.signo), out);
   };
-  at(EventKind::kAtexit) = [](const Event& e, std::string* out) {
+  p[EventKind::kAtexit] = [](const Event& e, std::string* out) {
     Elapsed("atexit", e, e.code, out);
   };
   // The message exists iff the format was non-empty.
-  at(EventKind::kError) = [](const Event& e, std::string* out) {
+  p[EventKind::kError] = [](const Event& e, std::string* out) {
     out->append("error");
     if (e.msg.has_value()) absl::StrAppend(out, " ", *e.msg);
   };
-  at(EventKind::kCmdPath) = [](const Event& e, std::string* out) {
+  p[EventKind::kCmdPath] = [](const Event& e, std::string* out) {
     absl::StrAppend(out, "cmd_path ", e.cmd_path);
   };
-  at(EventKind::kCmdAncestry) = [](const Event& e, std::string* out) {
+  p[EventKind::kCmdAncestry] = [](const Event& e, std::string* out) {
     out->append("cmd_ancestry ");
     for (size_t i = 0; i < e.ancestry.size(); ++i) {
       if (i > 0) out->append(" <- ");
       out->append(e.ancestry[i].data(), e.ancestry[i].size());
     }
   };
-  at(EventKind::kCmdName) = [](const Event& e, std::string* out) {
+  p[EventKind::kCmdName] = [](const Event& e, std::string* out) {
     absl::StrAppend(out, "cmd_name ", e.cmd_name);
     if (e.cmd_hierarchy.has_value() && !e.cmd_hierarchy->empty()) {
       absl::StrAppend(out, " (", *e.cmd_hierarchy, ")");
     }
   };
-  at(EventKind::kCmdMode) = [](const Event& e, std::string* out) {
+  p[EventKind::kCmdMode] = [](const Event& e, std::string* out) {
     absl::StrAppend(out, "cmd_mode ", e.cmd_mode);
   };
-  at(EventKind::kAlias) = [](const Event& e, std::string* out) {
+  p[EventKind::kAlias] = [](const Event& e, std::string* out) {
     absl::StrAppend(out, "alias ", e.alias, " -> ");
     SqQuoteArgvPretty(e.argv, out);
   };
-  at(EventKind::kChildStart) = [](const Event& e, std::string* out) {
+  p[EventKind::kChildStart] = [](const Event& e, std::string* out) {
     absl::StrAppend(out, "child_start[", e.child_id, "]");
     if (e.cd.has_value()) {
       out->append(" cd ");
@@ -97,49 +93,49 @@ constexpr std::array<PayloadFn, kKinds> MakePayloads() {
     if (e.is_git_command) out->append("git ");
     SqQuoteArgvPretty(e.argv, out);
   };
-  at(EventKind::kChildExit) = [](const Event& e, std::string* out) {
+  p[EventKind::kChildExit] = [](const Event& e, std::string* out) {
     absl::StrAppend(out, "child_exit[", e.child_id, "] pid:", e.pid, " code:", e.code, " elapsed:");
     AppendFixed(e.t_rel.value_or(0), 6, out);
   };
-  at(EventKind::kChildReady) = [](const Event& e, std::string* out) {
+  p[EventKind::kChildReady] = [](const Event& e, std::string* out) {
     absl::StrAppend(out, "child_ready[", e.child_id, "] pid:", e.pid, " ready:", e.ready,
                     " elapsed:");
     AppendFixed(e.t_rel.value_or(0), 6, out);
   };
-  at(EventKind::kExec) = [](const Event& e, std::string* out) {
+  p[EventKind::kExec] = [](const Event& e, std::string* out) {
     absl::StrAppend(out, "exec[", e.exec_id, "] ");
     if (e.exec_exe.has_value()) absl::StrAppend(out, *e.exec_exe, " ");
     SqQuoteArgvPretty(e.argv, out);
   };
-  at(EventKind::kExecResult) = [](const Event& e, std::string* out) {
+  p[EventKind::kExecResult] = [](const Event& e, std::string* out) {
     absl::StrAppend(out, "exec_result[", e.exec_id, "] code:", e.code);
     if (e.code > 0) absl::StrAppend(out, " err:", ErrorText(e.code));
   };
-  at(EventKind::kDefParam) = [](const Event& e, std::string* out) {
+  p[EventKind::kDefParam] = [](const Event& e, std::string* out) {
     // git before 2.38 had no scope: "def_param <param>=<value>".
     out->append("def_param ");
     if (!e.param_scope.empty()) absl::StrAppend(out, "scope:", e.param_scope, " ");
     out->append(e.param.data(), e.param.size());
     if (e.param_value.has_value()) absl::StrAppend(out, "=", *e.param_value);
   };
-  at(EventKind::kDefRepo) = [](const Event& e, std::string* out) {
+  p[EventKind::kDefRepo] = [](const Event& e, std::string* out) {
     out->append("worktree ");
     SqQuotePretty(e.worktree, out);
   };
   // printf: the bare message, with no event name.
-  at(EventKind::kPrintf) = [](const Event& e, std::string* out) {
+  p[EventKind::kPrintf] = [](const Event& e, std::string* out) {
     if (e.msg.has_value()) out->append(e.msg->data(), e.msg->size());
   };
-  at(EventKind::kThTimer) = TimerPayload;
-  at(EventKind::kTimer) = TimerPayload;
-  at(EventKind::kThCounter) = CounterPayload;
-  at(EventKind::kCounter) = CounterPayload;
+  p[EventKind::kThTimer] = TimerPayload;
+  p[EventKind::kTimer] = TimerPayload;
+  p[EventKind::kThCounter] = CounterPayload;
+  p[EventKind::kCounter] = CounterPayload;
   // Not written: too_many_files, thread_start, thread_exit, region_enter, region_leave,
   // data, data_json, experimental.
   return p;
 }
 
-constexpr std::array<PayloadFn, kKinds> kPayloads = MakePayloads();
+constexpr reader::KindTable<PayloadFn> kPayloads = MakePayloads();
 
 }  // namespace
 
@@ -147,7 +143,7 @@ NormalTarget::NormalTarget(const FormatterOptions& options)
     : brief_(options.brief), git_exact_(options.git_exact) {}
 
 void NormalTarget::Write(const Event& e, std::string* out) {
-  const PayloadFn payload = kPayloads[static_cast<int>(e.kind)];
+  const PayloadFn payload = kPayloads[e.kind];
   if (payload == nullptr) return;
   const size_t line_start = out->size();
   if (!brief_) {

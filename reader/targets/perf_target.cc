@@ -1,9 +1,9 @@
 #include "reader/targets/perf_target.h"
 
 #include <algorithm>
-#include <array>
 
 #include "absl/strings/str_cat.h"
+#include "reader/kind_table.h"
 #include "reader/targets/fixed_decimal.h"
 #include "reader/targets/git_text.h"
 #include "reader/targets/internal_site.h"
@@ -68,44 +68,41 @@ void Msg(const Event& e, std::string* out) {
   if (e.msg.has_value()) out->append(e.msg->data(), e.msg->size());
 }
 
-constexpr int kKinds = static_cast<int>(EventKind::kExperimental) + 1;
-
-constexpr std::array<KindRule, kKinds> MakeRules() {
-  std::array<KindRule, kKinds> r{};
-  auto at = [&r](EventKind kind) -> KindRule& { return r[static_cast<int>(kind)]; };
-  at(EventKind::kVersion) = {
+constexpr reader::KindTable<KindRule> MakeRules() {
+  reader::KindTable<KindRule> r;
+  r[EventKind::kVersion] = {
       [](const Event& e, std::string* out) { out->append(e.exe.data(), e.exe.size()); }};
   // kTooManyFiles: EVENT only.
-  at(EventKind::kStart) = {[](const Event& e, std::string* out) { SqQuoteArgvPretty(e.argv, out); },
-                           true};
-  at(EventKind::kExit) = {
+  r[EventKind::kStart] = {[](const Event& e, std::string* out) { SqQuoteArgvPretty(e.argv, out); },
+                          true};
+  r[EventKind::kExit] = {
       [](const Event& e, std::string* out) { absl::StrAppend(out, "code:", e.code); }, true};
-  at(EventKind::kSignal) = {
+  r[EventKind::kSignal] = {
       [](const Event& e, std::string* out) { absl::StrAppend(out, "signo:", e.signo); }, true};
-  at(EventKind::kAtexit) = {
+  r[EventKind::kAtexit] = {
       [](const Event& e, std::string* out) { absl::StrAppend(out, "code:", e.code); }, true};
   // The message exists iff the format was non-empty.
-  at(EventKind::kError) = {Msg};
-  at(EventKind::kCmdPath) = {
+  r[EventKind::kError] = {Msg};
+  r[EventKind::kCmdPath] = {
       [](const Event& e, std::string* out) { out->append(e.cmd_path.data(), e.cmd_path.size()); }};
-  at(EventKind::kCmdAncestry) = {[](const Event& e, std::string* out) {
+  r[EventKind::kCmdAncestry] = {[](const Event& e, std::string* out) {
     out->append("ancestry:[");
     SqQuoteArgvPretty(e.ancestry, out);
     out->push_back(']');
   }};
-  at(EventKind::kCmdName) = {[](const Event& e, std::string* out) {
+  r[EventKind::kCmdName] = {[](const Event& e, std::string* out) {
     out->append(e.cmd_name.data(), e.cmd_name.size());
     if (e.cmd_hierarchy.has_value() && !e.cmd_hierarchy->empty()) {
       absl::StrAppend(out, " (", *e.cmd_hierarchy, ")");
     }
   }};
-  at(EventKind::kCmdMode) = {
+  r[EventKind::kCmdMode] = {
       [](const Event& e, std::string* out) { out->append(e.cmd_mode.data(), e.cmd_mode.size()); }};
-  at(EventKind::kAlias) = {[](const Event& e, std::string* out) {
+  r[EventKind::kAlias] = {[](const Event& e, std::string* out) {
     absl::StrAppend(out, "alias:", e.alias, " argv:[");
     QuotedArgvList(e, out);
   }};
-  at(EventKind::kChildStart) = {
+  r[EventKind::kChildStart] = {
       [](const Event& e, std::string* out) {
         if (e.hook_name.has_value()) {
           absl::StrAppend(out, "[ch", e.child_id, "] class:hook hook:", *e.hook_name);
@@ -123,59 +120,59 @@ constexpr std::array<KindRule, kKinds> MakeRules() {
         QuotedArgvList(e, out);
       },
       true};
-  at(EventKind::kChildExit) = {[](const Event& e, std::string* out) {
+  r[EventKind::kChildExit] = {[](const Event& e, std::string* out) {
+                                absl::StrAppend(out, "[ch", e.child_id, "] pid:", e.pid,
+                                                " code:", e.code);
+                              },
+                              true, true};
+  r[EventKind::kChildReady] = {[](const Event& e, std::string* out) {
                                  absl::StrAppend(out, "[ch", e.child_id, "] pid:", e.pid,
-                                                 " code:", e.code);
+                                                 " ready:", e.ready);
                                },
                                true, true};
-  at(EventKind::kChildReady) = {[](const Event& e, std::string* out) {
-                                  absl::StrAppend(out, "[ch", e.child_id, "] pid:", e.pid,
-                                                  " ready:", e.ready);
-                                },
-                                true, true};
-  at(EventKind::kExec) = {[](const Event& e, std::string* out) {
-                            absl::StrAppend(out, "id:", e.exec_id, " argv:[");
-                            if (e.exec_exe.has_value()) {
-                              out->append(e.exec_exe->data(), e.exec_exe->size());
-                              if (!e.argv.empty()) out->push_back(' ');
-                            }
-                            QuotedArgvList(e, out);
-                          },
-                          true};
-  at(EventKind::kExecResult) = {[](const Event& e, std::string* out) {
-                                  absl::StrAppend(out, "id:", e.exec_id, " code:", e.code);
-                                  if (e.code > 0) absl::StrAppend(out, " err:", ErrorText(e.code));
-                                },
-                                true};
-  at(EventKind::kThreadStart) = {Empty, true};
-  at(EventKind::kThreadExit) = {Empty, true, true};
-  at(EventKind::kDefParam) = {[](const Event& e, std::string* out) {
-                                out->append(e.param.data(), e.param.size());
-                                if (e.param_value.has_value()) {
-                                  absl::StrAppend(out, ":", *e.param_value);
-                                }
-                              },
-                              false, false, Category::kScope};
-  at(EventKind::kDefRepo) = {[](const Event& e, std::string* out) {
+  r[EventKind::kExec] = {[](const Event& e, std::string* out) {
+                           absl::StrAppend(out, "id:", e.exec_id, " argv:[");
+                           if (e.exec_exe.has_value()) {
+                             out->append(e.exec_exe->data(), e.exec_exe->size());
+                             if (!e.argv.empty()) out->push_back(' ');
+                           }
+                           QuotedArgvList(e, out);
+                         },
+                         true};
+  r[EventKind::kExecResult] = {[](const Event& e, std::string* out) {
+                                 absl::StrAppend(out, "id:", e.exec_id, " code:", e.code);
+                                 if (e.code > 0) absl::StrAppend(out, " err:", ErrorText(e.code));
+                               },
+                               true};
+  r[EventKind::kThreadStart] = {Empty, true};
+  r[EventKind::kThreadExit] = {Empty, true, true};
+  r[EventKind::kDefParam] = {[](const Event& e, std::string* out) {
+                               out->append(e.param.data(), e.param.size());
+                               if (e.param_value.has_value()) {
+                                 absl::StrAppend(out, ":", *e.param_value);
+                               }
+                             },
+                             false, false, Category::kScope};
+  r[EventKind::kDefRepo] = {[](const Event& e, std::string* out) {
     out->append("worktree:");
     SqQuotePretty(e.worktree, out);
   }};
-  at(EventKind::kRegionEnter) = {RegionPayload, true, false, Category::kSite};
-  at(EventKind::kRegionLeave) = {RegionPayload, true, true, Category::kSite};
+  r[EventKind::kRegionEnter] = {RegionPayload, true, false, Category::kSite};
+  r[EventKind::kRegionLeave] = {RegionPayload, true, true, Category::kSite};
   // data_int's value_string is its decimal form; data_json's is the caller's JSON as is.
-  at(EventKind::kData) = {
+  r[EventKind::kData] = {
       [](const Event& e, std::string* out) { absl::StrAppend(out, e.label, ":", e.value_string); },
       true, true, Category::kSite};
-  at(EventKind::kDataJson) = at(EventKind::kData);
-  at(EventKind::kPrintf) = {Msg, true};
-  at(EventKind::kThTimer) = {TimerPayload, false, false, Category::kSite};
-  at(EventKind::kTimer) = {TimerPayload, false, false, Category::kSite};
-  at(EventKind::kThCounter) = {CounterPayload, false, false, Category::kSite};
-  at(EventKind::kCounter) = {CounterPayload, false, false, Category::kSite};
+  r[EventKind::kDataJson] = r[EventKind::kData];
+  r[EventKind::kPrintf] = {Msg, true};
+  r[EventKind::kThTimer] = {TimerPayload, false, false, Category::kSite};
+  r[EventKind::kTimer] = {TimerPayload, false, false, Category::kSite};
+  r[EventKind::kThCounter] = {CounterPayload, false, false, Category::kSite};
+  r[EventKind::kCounter] = {CounterPayload, false, false, Category::kSite};
   return r;
 }
 
-constexpr std::array<KindRule, kKinds> kRules = MakeRules();
+constexpr reader::KindTable<KindRule> kRules = MakeRules();
 
 constexpr char kDots[] =
     "................................................................................";
@@ -186,7 +183,7 @@ PerfTarget::PerfTarget(const FormatterOptions& options)
     : brief_(options.brief), git_exact_(options.git_exact) {}
 
 void PerfTarget::Write(const Event& e, std::string* out) {
-  const KindRule& rule = kRules[static_cast<int>(e.kind)];
+  const KindRule& rule = kRules[e.kind];
   if (rule.payload == nullptr) return;
   const size_t line_start = out->size();
 

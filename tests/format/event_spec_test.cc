@@ -190,6 +190,20 @@ TEST(EventSpecTest, EveryBeginHasAnEnd) {
   }
 }
 
+// git's tr2tls_pop_unwind_self: exactly these Trace2 events close the thread's open
+// regions first; only timed Trace2 rows carry the column.
+TEST(EventSpecTest, UnwindingRowsAreGitsUnwindingEvents) {
+  std::set<std::string> unwinding;
+  for (const EventSpec& spec : AllSpecs()) {
+    if (!spec.unwinds_regions) continue;
+    unwinding.insert(std::string(spec.name));
+    EXPECT_TRUE(spec.timed) << spec.name;
+    EXPECT_FALSE(spec.trace2_event.empty()) << spec.name;
+  }
+  EXPECT_EQ(unwinding, (std::set<std::string>{"atexit", "counter", "th_counter", "th_timer",
+                                              "thread_exit", "timer"}));
+}
+
 TEST(EventSpecTest, ScopesAndBodies) {
   int body_rows = 0;
   for (const EventSpec& s : AllSpecs()) {
