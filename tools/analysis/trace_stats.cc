@@ -59,25 +59,14 @@ class TraceStats::RegionListener : public reader::TrackListener {
   }
   void OnEvent(const Event& e, const reader::EventTracks& at) {
     if (!stats_->partial_) return;
-    switch (e.kind) {
-      case EventKind::kRegionLeave:
-        // A leave of a region entered before the run (otherwise a leave of a region entered
-        // before a salvaged suffix: it has no enter here).
-        if (!at.slice_ended)
-          stats_->AddOp(at.thread, StackOp{StackOp::kLeave, Nanoseconds(e.t_rel)});
-        break;
-      case EventKind::kAtexit:
-      case EventKind::kThreadExit:
-      case EventKind::kThTimer:
-      case EventKind::kTimer:
-      case EventKind::kThCounter:
-      case EventKind::kCounter:
-        // These unwind the thread's regions (git's tr2tls_pop_unwind_self), those open
-        // before the run too.
-        stats_->AddOp(at.thread, StackOp{StackOp::kUnwind});
-        break;
-      default:
-        break;
+    if (e.kind == EventKind::kRegionLeave) {
+      // A leave of a region entered before the run (otherwise a leave of a region entered
+      // before a salvaged suffix: it has no enter here).
+      if (!at.slice_ended) stats_->AddOp(at.thread, StackOp{StackOp::kLeave, Nanoseconds(e.t_rel)});
+    } else if (reader::KindUnwindsRegions(e.kind)) {
+      // These unwind the thread's regions (git's tr2tls_pop_unwind_self), those open
+      // before the run too.
+      stats_->AddOp(at.thread, StackOp{StackOp::kUnwind});
     }
   }
 

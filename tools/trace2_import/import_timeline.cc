@@ -35,17 +35,8 @@ absl::string_view Name(EventType type) {
 }  // namespace
 
 bool UnwindsRegions(EventType type) {
-  switch (type) {
-    case EventType::kAtexit:
-    case EventType::kThreadExit:
-    case EventType::kThTimer:
-    case EventType::kTimer:
-    case EventType::kThCounter:
-    case EventType::kCounter:
-      return true;
-    default:
-      return false;
-  }
+  const format::EventSpec* spec = format::LookupSpec(type);
+  return spec != nullptr && spec->unwinds_regions;
 }
 
 absl::StatusOr<Timeline> BuildTimeline(absl::Span<const TimelineEvent> events,

@@ -55,7 +55,8 @@ struct Timeline {
   int64_t wall_origin_us = 0;
 };
 
-// Events after which the reader (like git) has unwound the thread's regions.
+// Events after which the reader (like git) has unwound the thread's regions: the rows the
+// EventSpec table marks unwinds_regions.
 bool UnwindsRegions(format::EventType type);
 
 // Builds the timeline of one process's events (in stream order); `thread_names` names the
