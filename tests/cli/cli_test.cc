@@ -435,6 +435,10 @@ TEST(UsageTest, FlagsThatDoNothingForTheFormatAreErrors) {
        "tracewire run: --nesting does not apply to --format=perf (only to event)\n"},
       {{"run", "--format=normal", "--nesting=3", "/bin/sh", "-c", "exit 5"},
        "tracewire run: --nesting does not apply to --format=normal (only to event)\n"},
+      // A followed trace is decoded serially.
+      {{"decode", "--follow", "--jobs=2"},
+       "tracewire decode: --jobs does not apply to --follow (a followed trace is decoded "
+       "serially)\n"},
   };
   const std::string out = NewTempDir("inapplicable") + "/out";
   for (const auto& c : cases) {

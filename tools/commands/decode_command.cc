@@ -74,7 +74,8 @@ constexpr char kHelp[] =
     "\n"
     "Exit codes: 0 success; 1 invalid trace (everything before the error is written),\n"
     "or data lost with --salvage; 2 usage or I/O error; 3 spans the OTLP receiver did\n"
-    "not accept (stderr says how many and why).\n";
+    "not accept (stderr says how many and why); 4 files of DIR that could not be read\n"
+    "were skipped (each named on stderr; the output holds all the others).\n";
 
 int RunDecodeCommand(const Command& command, const CommandLine& line) {
   if (line.positional.size() != 1) return UsageError(command, "expects one FILE, DIR or -");
@@ -100,6 +101,10 @@ int RunDecodeCommand(const Command& command, const CommandLine& line) {
   }
   options.jobs = absl::GetFlag(FLAGS_jobs);
   if (options.jobs < 0) return UsageError(command, "--jobs must be >= 0");
+  // A followed trace is decoded as it grows, serially: --jobs would do nothing.
+  if (options.follow && line.Has("jobs")) {
+    return UsageError(command, "--jobs does not apply to --follow (a followed trace is decoded serially)");
+  }
   return Decode(options);
 }
 

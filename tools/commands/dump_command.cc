@@ -30,7 +30,8 @@ constexpr char kHelp[] =
     "with no trace file is an error.\n"
     "\n"
     "Exit codes: 0 success; 1 malformed trace (everything before it is listed);\n"
-    "2 usage or I/O error.\n";
+    "2 usage or I/O error; 4 files of DIR that could not be listed to their end (each\n"
+    "named on stderr; the others are listed).\n";
 
 // Dumps one trace file ("-" is stdin) to `out`, streaming; returns the exit code.
 int DumpFile(const std::string& path, OutputFile* out) {

@@ -23,7 +23,8 @@ constexpr char kHelp[] =
     "  -o FILE  write the page to FILE (default stdout)\n"
     "\n"
     "Exit codes: 0 success; 1 invalid trace (the report of the events before the\n"
-    "damage is still written, with a warning); 2 usage or I/O error.\n";
+    "damage is still written, with a warning); 2 usage or I/O error; 4 files of DIR\n"
+    "that could not be read were skipped (named on stderr and at the top of the page).\n";
 
 int RunReportCommand(const Command& command, const CommandLine& line) {
   if (line.positional.size() != 1) return UsageError(command, "expects one FILE, DIR or -");

@@ -28,7 +28,8 @@ constexpr char kHelp[] =
     "  --jobs=N  decode generations on N threads (default 0: one per core; 1: serial);\n"
     "            the statistics are the same for every N\n"
     "\n"
-    "Exit codes: 0 success; 1 invalid trace; 2 usage or I/O error.\n";
+    "Exit codes: 0 success; 1 invalid trace; 2 usage or I/O error; 4 files of DIR that\n"
+    "could not be read were skipped (each named on stderr; the others are counted).\n";
 
 int RunStatsCommand(const Command& command, const CommandLine& line) {
   if (line.positional.size() != 1) return UsageError(command, "expects one FILE, DIR or -");

@@ -20,7 +20,8 @@ constexpr char kHelp[] =
     "  --jobs=N     check generations on N threads (default 0: one per core; 1:\n"
     "               serial); the result is the same for every N\n"
     "\n"
-    "Exit codes: 0 valid; 1 invalid or truncated; 2 usage or I/O error.\n";
+    "Exit codes: 0 valid; 1 invalid or truncated; 2 usage or I/O error; 4 files of DIR\n"
+    "that could not be read (each named on stderr; the others are validated).\n";
 
 int RunValidateCommand(const Command& command, const CommandLine& line) {
   if (line.positional.size() != 1) return UsageError(command, "expects one FILE, DIR or -");
