@@ -4,8 +4,8 @@
 #      (bazel build --config=fuzz);
 #   2. replays every committed input of each target, its seed corpus (corpus/<target>) and
 #      every input that ever crashed it (regressions/<target>);
-#   3. fuzzes each target for SECONDS seconds (default 60, or $TRACEWIRE_FUZZ_SECONDS),
-#      starting from those inputs.
+#   3. fuzzes each target for SECONDS seconds (default 48, or $TRACEWIRE_FUZZ_SECONDS),
+#      starting from those inputs: five targets, 240 s in all.
 # Any crash, sanitizer report or failed check fails the target; the input that caused it is
 # saved under $TRACEWIRE_FUZZ_ARTIFACTS (default /tmp/tracewire-fuzz.XXXXXX) and named in
 # the log with the command that reproduces it. Prints one line per target with the
@@ -13,9 +13,9 @@
 # Extra arguments go to `bazel build`.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-seconds=${1:-${TRACEWIRE_FUZZ_SECONDS:-60}}
+seconds=${1:-${TRACEWIRE_FUZZ_SECONDS:-48}}
 [ "$#" -gt 0 ] && shift
-targets=(reader import splitter raw)
+targets=(reader_validate reader import splitter raw)
 artifacts=${TRACEWIRE_FUZZ_ARTIFACTS:-$(mktemp -d /tmp/tracewire-fuzz.XXXXXX)}
 mkdir -p "$artifacts"
 
