@@ -1,5 +1,5 @@
 // The soak test: tracewire under sustained load for about a minute, every step bounded in
-// time.
+// time (and the workload's memory: past kMaxRssKb it is killed).
 //
 //   * A flight-recorder process (soak_workload, 8 threads recording at full speed, small
 //     generations, compression on) runs for kSeconds and dumps every second through
@@ -66,6 +66,10 @@ constexpr absl::Duration kWarmUp = absl::Seconds(15);
 // are recycled, so a flat line is expected; this bound catches a leak of one 16 KiB
 // buffer per second (960 KB/min) while tolerating the noise of page reclaim.
 constexpr double kMaxRssSlopeKbPerMin = 512;
+// Far above what the process needs (the ring, the generation being filled and the batches:
+// under 100 MiB): past it, the workload is killed at once and the test fails, so that
+// runaway memory cannot exhaust the machine.
+constexpr int64_t kMaxRssKb = 1 << 20;
 // Streaming processes: one started every second, each recording this long, each thread
 // about this many events per millisecond (a busy program; the collector must keep up).
 constexpr int kStreamThreads = 2;
@@ -384,6 +388,13 @@ TEST(SoakTest, FlightRecorderAndCollectorUnderLoad) {
     if (now >= next_sample) {
       const int64_t kb = RssKb(flight.pid);
       if (kb > 0) rss.emplace_back(absl::ToDoubleSeconds(now - start), kb);
+      if (kb > kMaxRssKb) {
+        ADD_FAILURE() << "the flight-recorder workload's RSS reached " << kb << " KiB after "
+                      << now - start << "; killed";
+        kill(flight.pid, SIGKILL);
+        WaitBounded(flight, absl::Seconds(10), "the flight-recorder workload");
+        break;
+      }
       next_sample += absl::Seconds(1);
     }
     if (now >= next_signal && now < start + absl::Seconds(kSeconds - 2)) {
