@@ -2,11 +2,11 @@
 // time (and the workload's memory: past kMaxRssKb it is killed).
 //
 //   * A flight-recorder process (soak_workload, 8 threads recording at full speed, small
-//     generations, compression on) runs for kSeconds and dumps every second through
+//     generations; compressed only with SOAK_FLIGHT_COMPRESS=1) runs for kSeconds and dumps every second through
 //     tw_flight_recorder_dump(), plus on SIGUSR2 every few seconds. Its RSS is sampled
 //     every second; after a warm-up, the slope of a least-squares line through the samples
 //     must stay below kMaxRssSlopeKbPerMin.
-//   * Meanwhile short streaming processes (2 threads each, compression on) are started
+//   * Meanwhile short streaming processes (2 busy threads each, compression on) are started
 //     every second against a `tracewire listen` collector, which is restarted twice while
 //     they stream to it.
 //
@@ -16,7 +16,7 @@
 //   * in the dumps, only across generation numbers that no dump holds (a generation the
 //     ring dropped: evicted before a dump, or too large to keep);
 //   * in a collected file, only at the end, and only for a process that the runtime's
-//     warning ("tracing is off") says lost its destination, and that was streaming while
+//     warning ("tracing is off") says lost its destination: by a write timeout, or while
 //     the collector restarted.
 // The figures (RSS slope, dumps, events, losses) go to the test log.
 #include <fcntl.h>
