@@ -2,14 +2,19 @@
 // half of the reader's fuzzing (reader_fuzzer.cc is the slow, differential half: salvage,
 // every formatter, parallel decoding, trace directories).
 //
-// The input is a trace file, read through a MemorySource in 64-byte chunks (so every refill
-// path of the framing layer runs), with no formatter and no parallel worker:
-//   * strictly, delivering every event (what `validate` does);
-//   * strictly with ReaderOptions::count_only, through Next() and through SkipEvents()
-//     (what `stats` and the counting paths do).
-// Beyond "no crash, no sanitizer report", it checks that the count_only reads see the same
+// The input is a trace file, read through a MemorySource with no formatter and no parallel
+// worker:
+//   * strictly, delivering every event (what `validate` does), in 64-byte chunks (so every
+//     refill path of the framing layer runs);
+//   * strictly with ReaderOptions::count_only (what `stats` and the counting paths do):
+//     an input of even size through Next() with the whole input in one chunk, one of odd
+//     size through SkipEvents() in 64-byte chunks (two reads per input rather than three
+//     make the target a third faster; mutations change sizes all the time, so both paths
+//     see every kind of input).
+// Beyond "no crash, no sanitizer report", it checks that the count_only read sees the same
 // events as the full read (kind, wire type, generation, sid, thread, ticks; through
-// SkipEvents, their number) and end the same way (the same error, or none).
+// SkipEvents, their number) and ends the same way (the same error, or none; see
+// SameError).
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -55,11 +60,30 @@ void FoldCounted(const Event& e, uint64_t* digest) {
   for (char c : e.sid) Fold(static_cast<unsigned char>(c), digest);
 }
 
-// A strict read through Next(): full events or count_only.
-ReadResult Read(absl::string_view trace, bool count_only) {
+// Whether two reads of one input ended the same way. Exact, but for one message: when
+// several strings of a generation have string_part records and no final string record,
+// the reader names one of their IDs, and which one it names is not specified (it can
+// differ from one read to the next); the rest of the message must match.
+bool SameError(const ReadResult& a, const ReadResult& b) {
+  if (a.ok != b.ok) return false;
+  if (a.error == b.error) return true;
+  static const std::string kUnfinished = ": string_part records of string ID ";
+  const size_t at_a = a.error.find(kUnfinished);
+  const size_t at_b = b.error.find(kUnfinished);
+  if (at_a == std::string::npos || at_a != at_b) return false;
+  const size_t from = at_a + kUnfinished.size();
+  const size_t end_a = a.error.find(' ', from);
+  const size_t end_b = b.error.find(' ', from);
+  if (end_a == std::string::npos || end_b == std::string::npos) return false;
+  return a.error.compare(0, from, b.error, 0, from) == 0 &&
+         a.error.compare(end_a, std::string::npos, b.error, end_b, std::string::npos) == 0;
+}
+
+// A strict read through Next(): full events or count_only, `chunk_size` bytes per refill.
+ReadResult Read(absl::string_view trace, bool count_only, size_t chunk_size) {
   ReaderOptions options;
   options.count_only = count_only;
-  options.chunk_size = 64;
+  options.chunk_size = chunk_size;
   Reader reader(MemorySource(trace, "fuzz"), options);
   ReadResult result;
   while (true) {
@@ -101,15 +125,20 @@ ReadResult SkipThrough(absl::string_view trace) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view trace(reinterpret_cast<const char*>(data), size);
-  const ReadResult strict = Read(trace, /*count_only=*/false);
-  const ReadResult counted = Read(trace, /*count_only=*/true);
-  if (counted.ok != strict.ok || counted.error != strict.error || counted.events != strict.events ||
-      counted.digest != strict.digest) {
-    Fail("a count_only read differs from the strict read");
-  }
-  const ReadResult skipped = SkipThrough(trace);
-  if (skipped.ok != strict.ok || skipped.error != strict.error || skipped.events != strict.events) {
-    Fail("a count_only read through SkipEvents differs from the strict read");
+  const ReadResult strict = Read(trace, /*count_only=*/false, /*chunk_size=*/64);
+  if (size % 2 == 0) {
+    // The whole input in one refill (the inputs are at most 4 KiB): the framing layer's
+    // other path, where every frame is already buffered.
+    const ReadResult counted = Read(trace, /*count_only=*/true, /*chunk_size=*/4096);
+    if (!SameError(counted, strict) || counted.events != strict.events ||
+        counted.digest != strict.digest) {
+      Fail("a count_only read differs from the strict read");
+    }
+  } else {
+    const ReadResult skipped = SkipThrough(trace);
+    if (!SameError(skipped, strict) || skipped.events != strict.events) {
+      Fail("a count_only read through SkipEvents differs from the strict read");
+    }
   }
   return 0;
 }
