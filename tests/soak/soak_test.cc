@@ -2,9 +2,9 @@
 // time (and the workload's memory: past kMaxRssKb it is killed).
 //
 //   * A flight-recorder process (soak_workload, 8 threads recording at full speed, small
-//     generations; compressed only with SOAK_FLIGHT_COMPRESS=1) runs for kSeconds and dumps every second through
-//     tw_flight_recorder_dump(), plus on SIGUSR2 every few seconds. Its RSS is sampled
-//     every second; after a warm-up, the slope of a least-squares line through the samples
+//     generations; compressed only with SOAK_FLIGHT_COMPRESS=1) runs for kSeconds and dumps every
+//     second through tw_flight_recorder_dump(), plus on SIGUSR2 every few seconds. Its RSS is
+//     sampled every second; after a warm-up, the slope of a least-squares line through the samples
 //     must stay below kMaxRssSlopeKbPerMin.
 //   * Meanwhile short streaming processes (2 busy threads each, compression on) are started
 //     every second against a `tracewire listen` collector, which is restarted twice while
@@ -166,6 +166,17 @@ void WaitBounded(Child& child, absl::Duration timeout, const std::string& what) 
   }
 }
 
+// Kills and reaps `child` if it is still running (a test that stops early leaves nothing
+// behind).
+void KillIfRunning(Child& child) {
+  if (child.pid <= 0 || Poll(child)) return;
+  kill(child.pid, SIGKILL);
+  int status = 0;
+  waitpid(child.pid, &status, 0);
+  child.status = status;
+  child.ended = absl::Now();
+}
+
 bool ExitedZero(const Child& child) {
   return child.status.has_value() && WIFEXITED(*child.status) && WEXITSTATUS(*child.status) == 0;
 }
@@ -314,6 +325,8 @@ class Collector {
     }
   }
 
+  ~Collector() { KillIfRunning(child_); }
+
   int incarnations() const { return incarnations_; }
   uint64_t partial_generations() const { return partial_generations_; }
 
@@ -369,6 +382,15 @@ TEST(SoakTest, FlightRecorderAndCollectorUnderLoad) {
   // A destination that cannot be opened (a collector between two incarnations) warns too.
   stream_env.push_back("TRACEWIRE_DST_DEBUG=1");
   std::vector<Streamer> streamers;
+  // Whatever happens below, no workload outlives the test.
+  struct KillAtEnd {
+    Child& flight;
+    std::vector<Streamer>& streamers;
+    ~KillAtEnd() {
+      KillIfRunning(flight);
+      for (Streamer& streamer : streamers) KillIfRunning(streamer.child);
+    }
+  } kill_at_end{flight, streamers};
   // The intervals during which the collector was down (stop begun .. restarted).
   std::vector<std::pair<absl::Time, absl::Time>> outages;
 
