@@ -13,12 +13,13 @@ for tool in llvm-profdata llvm-cov; do
   command -v "$tool" >/dev/null || { echo "coverage.sh: $tool is missing (apt-get install llvm)" >&2; exit 2; }
 done
 declare -A sources=(
+  [reader_validate]="reader/byte_source.cc reader/frame_reader.cc reader/generation_decoder.cc reader/generation_tables.cc reader/reader.cc reader/process_tree.cc reader/event.cc reader/loss_report.cc"
   [reader]="reader/byte_source.cc reader/frame_reader.cc reader/generation_decoder.cc reader/generation_tables.cc reader/reader.cc reader/process_tree.cc reader/event.cc reader/loss_report.cc reader/targets/event_target.cc reader/targets/perf_target.cc reader/targets/normal_target.cc reader/targets/git_text.cc reader/targets/chrome_target.cc reader/targets/otlp_target.cc reader/targets/json_writer.cc"
   [import]="tools/trace2_import/trace2_import.cc tools/trace2_import/import_timeline.cc tools/trace2_import/trace2_line.cc"
   [splitter]="tools/collector/generation_splitter.cc"
   [raw]="format/varint.cc format/raw_decoder.cc format/record_encoder.cc tools/commands/dump.cc"
 )
-targets=(reader import splitter raw)
+targets=(reader_validate reader import splitter raw)
 labels=()
 for target in "${targets[@]}"; do labels+=("//tests/fuzz:${target}_fuzzer"); done
 bazel build --config=fuzzcov "${labels[@]}" >&2

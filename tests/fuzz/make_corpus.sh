@@ -4,6 +4,8 @@
 # generations, stacks), every testtool verb, a trace cut inside a generation, git's own
 # Trace2 EVENT streams (a small repository's commands, with real git) and their imports.
 # The corpora are committed; run this after a wire-format change and commit the result.
+# Inputs that fuzzing campaigns grew and merged into the corpora (files named by their
+# SHA-1) are left in place; remove them by hand if the format change made them useless.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bazel build //examples/demo //tests/testtool //tools:tracewire >&2
@@ -13,15 +15,14 @@ testtool=$bin/tests/testtool/testtool
 tracewire=$bin/tools/tracewire
 
 corpus=tests/fuzz/corpus
-rm -rf "$corpus"
-mkdir -p "$corpus"/{reader,import,splitter,raw}
+mkdir -p "$corpus"/{reader_validate,reader,import,splitter,raw}
 work=$(mktemp -d /tmp/tracewire-corpus.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 # seed NAME FILE: a runtime trace, for the targets that read traces.
 seed() {
   local name=$1 file=$2
-  for target in reader splitter raw; do cp "$file" "$corpus/$target/$name"; done
+  for target in reader_validate reader splitter raw; do cp "$file" "$corpus/$target/$name"; done
 }
 
 # run_traced NAME ENV... -- COMMAND...: traces COMMAND into a fresh directory and seeds
@@ -111,6 +112,6 @@ printf '\x00\x7f\x80\x01\xac\x02' >"$corpus/raw/varints"
 printf '\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01' >"$corpus/raw/varints-64bit"
 printf '\x80\x80\x80\x80\x80\x80\x80\x80\x80\x02\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80' >"$corpus/raw/varints-bad"
 
-for target in reader import splitter raw; do
+for target in reader_validate reader import splitter raw; do
   echo "$target: $(ls "$corpus/$target" | wc -l) seeds, $(du -sk "$corpus/$target" | cut -f1) KiB" >&2
 done
