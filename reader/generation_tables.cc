@@ -1,5 +1,7 @@
 #include "reader/generation_tables.h"
 
+#include <algorithm>
+
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -82,9 +84,12 @@ absl::Status GenerationTables::BuildStrings(const RawGeneration& gen) {
     }
   }
   if (!parts_.empty()) {
+    // The smallest such ID: the message must not depend on the hash map's order.
+    uint64_t first = parts_.begin()->first;
+    for (const auto& [id, part] : parts_) first = std::min(first, id);
     return absl::DataLossError(
         absl::StrFormat("%s: string_part records of string ID %d have no final string record",
-                        gen.Describe(), parts_.begin()->first));
+                        gen.Describe(), first));
   }
   if (auto dup = strings_.Build(); dup.id != 0) {
     return Error(gen, dup.offset, absl::StrFormat("duplicate string ID %d", dup.id));

@@ -246,6 +246,21 @@ TEST(ValidationTest, StringPartWithoutFinalString) {
               "generation 1: string_part records of string ID 50 have no final string record");
 }
 
+TEST(ValidationTest, UnfinishedStringPartsNameTheSmallestId) {
+  // Many unfinished strings: the error names the smallest ID, whatever order the table
+  // keeps them in (the message is the same in every run and every read).
+  GenBuilder g = Base();
+  std::string body;
+  for (uint64_t id : {900, 72, 3000, 55, 61, 4000, 513}) body += Rec(E::kStringPart, {id}, "part");
+  std::string frame(1, static_cast<char>(E::kStringBatch));
+  format::AppendUvarint(&frame, 1);
+  format::AppendUvarint(&frame, body.size());
+  frame += body;
+  g.AddFrames(frame);
+  ExpectError(Trace({g.Finish()}), absl::StatusCode::kDataLoss,
+              "generation 1: string_part records of string ID 55 have no final string record");
+}
+
 TEST(ValidationTest, LongStringFromPartsIsJoined) {
   GenBuilder g = Base();
   const std::string big(100000, 'x');
