@@ -29,20 +29,6 @@ namespace {
 
 using runtime::SettingSource;
 
-void Write(const std::string& path, const std::string& text) {
-  FILE* f = fopen(path.c_str(), "w");
-  ASSERT_NE(f, nullptr) << path;
-  fwrite(text.data(), 1, text.size(), f);
-  fclose(f);
-}
-
-// Redirects the child's stderr into `path` (call first in a RunInChild body).
-void StderrTo(const std::string& path) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  dup2(fd, 2);
-  close(fd);
-}
-
 // One setting given a value that is not valid, and what the runtime must do about it.
 struct BadSetting {
   const char* name;
@@ -144,14 +130,14 @@ Placement Place(const BadSetting& bad, Source source, const std::string& dir) {
       mkdir((dir + "/xdg").c_str(), 0755);
       mkdir((dir + "/xdg/tracewire").c_str(), 0755);
       const std::string path = dir + "/xdg/tracewire/config";
-      Write(path, file_text);
+      WriteFile(path, file_text);
       env["XDG_CONFIG_HOME"] = dir + "/xdg";
       prefix = absl::StrCat("settings file '", path, "': line 2: ");
       break;
     }
     case Source::kSystemFile:
       placement.system_path = dir + "/tracewire.conf";
-      Write(placement.system_path, file_text);
+      WriteFile(placement.system_path, file_text);
       prefix = absl::StrCat("settings file '", placement.system_path, "': line 2: ");
       break;
   }

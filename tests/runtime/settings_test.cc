@@ -31,20 +31,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
 
-void Write(const std::string& path, const std::string& text) {
-  FILE* f = fopen(path.c_str(), "w");
-  ASSERT_NE(f, nullptr) << path;
-  fwrite(text.data(), 1, text.size(), f);
-  fclose(f);
-}
-
-// Redirects the child's stderr into `path` (call first in a RunInChild body).
-void StderrTo(const std::string& path) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  dup2(fd, 2);
-  close(fd);
-}
-
 TEST(SettingsFileTest, ParsesKeyValueLines) {
   const ParsedSettings parsed = ParseSettingsText(
       "# fleet tracing\n"
@@ -111,10 +97,10 @@ TEST(SettingsFileTest, PrecedenceEnvironmentUserSystem) {
   const std::string dir = MakeTempDir("settings");
   mkdir((dir + "/xdg").c_str(), 0755);
   mkdir((dir + "/xdg/tracewire").c_str(), 0755);
-  Write(dir + "/system.conf",
+  WriteFile(dir + "/system.conf",
         "TRACEWIRE_APP_VERSION = system\nTRACEWIRE_MAX_FILES = 5\nTRACEWIRE_ENV_VARS = A\n"
         "TRACEWIRE_GENERATION_MS = 7\n");
-  Write(dir + "/xdg/tracewire/config", "TRACEWIRE_APP_VERSION = user\nTRACEWIRE_ENV_VARS = B\n");
+  WriteFile(dir + "/xdg/tracewire/config", "TRACEWIRE_APP_VERSION = user\nTRACEWIRE_ENV_VARS = B\n");
   const std::string system_path = dir + "/system.conf";
   const int status = RunInChild(
       ChildEnv({{"XDG_CONFIG_HOME", dir + "/xdg"}, {"TRACEWIRE_ENV_VARS", "C"}}),
@@ -142,7 +128,7 @@ TEST(SettingsFileTest, UserFileUnderALongPathIsRead) {
     mkdir(xdg.c_str(), 0755);
   }
   mkdir((xdg + "/tracewire").c_str(), 0755);
-  Write(xdg + "/tracewire/config", "TRACEWIRE_APP_VERSION = deep\n");
+  WriteFile(xdg + "/tracewire/config", "TRACEWIRE_APP_VERSION = deep\n");
   const int status = RunInChild(ChildEnv({{"XDG_CONFIG_HOME", xdg}}), [] {
     const tw_settings s = runtime::LoadSettings();
     return s.app_version != nullptr && std::string(s.app_version) == "deep" ? 0 : 1;
@@ -157,7 +143,7 @@ TEST(SettingsFileTest, SystemFileEnablesTracingAndBadLinesWarnOnce) {
   const std::string dir = MakeTempDir("fleet");
   const std::string traces = dir + "/traces";
   mkdir(traces.c_str(), 0755);
-  Write(dir + "/tracewire.conf", absl::StrCat("# fleet-wide\nTRACEWIRE = ", traces,
+  WriteFile(dir + "/tracewire.conf", absl::StrCat("# fleet-wide\nTRACEWIRE = ", traces,
                                               "\nTRACEWIRE_APP_VERSION = fleet-1\n"
                                               "garbage line\nTRACEWIRE_BOGUS = 1\n"));
   const std::string system_path = dir + "/tracewire.conf";
@@ -189,7 +175,7 @@ TEST(SettingsFileTest, MissingFifoAndHugeFilesNeverBreakTheProgram) {
   const std::string fifo = dir + "/fifo";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
   const std::string huge = dir + "/huge";
-  Write(huge, absl::StrCat("TRACEWIRE_APP_VERSION = first\n",
+  WriteFile(huge, absl::StrCat("TRACEWIRE_APP_VERSION = first\n",
                            std::string(runtime::kMaxSettingsFileSize, '#'),
                            "\nTRACEWIRE_APP_VERSION = beyond\n"));
   for (const std::string& path : {dir + "/missing", fifo, huge, dir}) {
@@ -317,7 +303,7 @@ TEST(AncestryTest, WalksUpToTheProcessWhoseParentIsZero) {
   const std::string root = MakeTempDir("proc");
   auto entry = [&root](int pid, const std::string& stat) {
     mkdir(absl::StrCat(root, "/", pid).c_str(), 0755);
-    Write(absl::StrCat(root, "/", pid, "/stat"), stat);
+    WriteFile(absl::StrCat(root, "/", pid, "/stat"), stat);
   };
   entry(30, "30 (make) S 20 30 30 0 -1");
   entry(20, "20 (bash) S 10 20 20 0 -1");

@@ -33,6 +33,12 @@ std::string OnlyFileIn(const std::string& dir);
 // Reads a whole file.
 std::string ReadFile(const std::string& path);
 
+// Writes a whole file (fails the test if it cannot be created).
+void WriteFile(const std::string& path, const std::string& text);
+
+// Redirects this process's stderr into `path` (call first in a RunInChild body).
+void StderrTo(const std::string& path);
+
 }  // namespace tracewire::testing
 
 #endif  // TRACEWIRE_TESTS_RUNTIME_TRACED_CHILD_H_
