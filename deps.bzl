@@ -67,6 +67,16 @@ def tracewire_dependencies():
     # The command only (SHA-256 trace and span ids of the OTLP export).
     _maybe(pkg_config_library, name = "system_crypto", modules = ["libcrypto"], static = True)
 
+    # The command only (`tracewire query`'s database): static, loaded by nothing else.
+    # Debian's sqlite3.pc names zlib privately, but libsqlite3.a does not use it.
+    _maybe(
+        pkg_config_library,
+        name = "system_sqlite3",
+        modules = ["sqlite3"],
+        static = True,
+        unused_private_libs = ["z"],
+    )
+
     # The command only (the reader's symbolizer, OTLP/HTTP export): not part of the runtime.
     # Headers only: the command loads libcurl and libdw with dlopen when it first uses them
     # (tools/otlp/curl_library.cc, reader/dw_library.cc), so they cost nothing at start-up.

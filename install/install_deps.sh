@@ -10,6 +10,8 @@ packages=(
   nlohmann-json3-dev
   libcurl4-openssl-dev  # the OTLP/HTTP exporter (decode and listen --otlp-endpoint); headers only, libcurl is loaded on first use
   libdw-dev         # the reader symbolizes stack frames with elfutils' libdwfl; headers only, libdw is loaded on first use
+  libsqlite3-dev    # the in-memory database of `tracewire query` (linked statically into the command)
+  sqlite3 python3   # tests open the database `tracewire query --db` writes with the sqlite3 CLI and Python
   git               # interoperability tests compare with real git
   chromium          # the HTML report is checked in headless Chromium
   clang libclang-rt-14-dev lld  # fuzz targets: clang 14, libFuzzer + sanitizer runtimes, lld

@@ -55,6 +55,8 @@ def _static_linkopts(ctx, modules):
     linkopts = []
     for flag in libs:
         name = flag[2:]
+        if flag.startswith("-l") and name in ctx.attr.unused_private_libs:
+            continue
         if not flag.startswith("-l") or name not in own or name in _SYSTEM_LIBRARIES:
             linkopts.append(flag)
             continue
@@ -101,6 +103,11 @@ pkg_config_library = repository_rule(
         "static": attr.bool(
             default = False,
             doc = "Link the modules' own libraries from their .a files.",
+        ),
+        "unused_private_libs": attr.string_list(
+            default = [],
+            doc = "With static: libraries of `pkg-config --static --libs` the modules' .a " +
+                  "files do not use (left out, so the program does not load them).",
         ),
         "headers_only": attr.bool(
             default = False,

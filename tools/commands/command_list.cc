@@ -10,6 +10,7 @@
 #include "tools/commands/help_command.h"
 #include "tools/commands/import_command.h"
 #include "tools/commands/listen_command.h"
+#include "tools/commands/query_command.h"
 #include "tools/commands/report_command.h"
 #include "tools/commands/run_command.h"
 #include "tools/commands/stats_command.h"
@@ -20,8 +21,9 @@ namespace tracewire::tools {
 
 absl::Span<const Command* const> Commands() {
   static const Command* const kCommands[] = {
-      &DecodeCommand(), &ValidateCommand(), &DumpCommand(),   &StatsCommand(),   &ImportCommand(),
-      &ListenCommand(), &RunCommand(),      &ReportCommand(), &VersionCommand(), &HelpCommand(),
+      &DecodeCommand(), &ValidateCommand(), &DumpCommand(),   &StatsCommand(),
+      &QueryCommand(),  &ImportCommand(),   &ListenCommand(), &RunCommand(),
+      &ReportCommand(), &VersionCommand(),  &HelpCommand(),
   };
   return kCommands;
 }

@@ -1,0 +1,89 @@
+#include "tools/commands/query_command.h"
+
+#include <string>
+
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "tools/cli/usage.h"
+#include "tools/commands/formatter_flags.h"
+#include "tools/commands/query.h"
+#include "tools/commands/shared_flags.h"
+
+ABSL_FLAG(std::string, c, "", "query: an SQL statement to run (repeatable)");
+ABSL_FLAG(std::string, db, "", "query: write the database to this new file");
+ABSL_DECLARE_FLAG(bool, salvage);  // decode_command.cc
+
+namespace tracewire::tools {
+namespace {
+
+// The help of `tracewire query`.
+constexpr char kHelp[] =
+    "usage: tracewire query [-c SQL]... [--format=table|csv|tsv|json] [--db=FILE]\n"
+    "                       [--salvage] [--jobs=N] FILE|DIR|-...\n"
+    "\n"
+    "Loads traces (files, directories of a fleet's traces, or stdin) into an SQLite\n"
+    "database and runs SQL on it: the statements of -c, or else those read from\n"
+    "stdin (with a prompt when stdin is a terminal; .tables, .schema [NAME], .help,\n"
+    ".quit). Each statement prints its own result. Tables, named as Perfetto's trace\n"
+    "processor names them: process, thread, slice, data, error, counter_track,\n"
+    "counter, def_param, child, flow; views region_stats, command_stats, child_stats;\n"
+    "the aggregate percentile(value, p). Times are nanoseconds since the Unix epoch,\n"
+    "durations nanoseconds (docs/cli.md documents every column).\n"
+    "\n"
+    "Flags:\n"
+    "  -c SQL       run SQL (one or more statements; repeatable, in order)\n"
+    "  --format=F   table (aligned columns, the default), csv, tsv or json\n"
+    "  --db=FILE    build the database in FILE, a new file (refused if it exists),\n"
+    "               for sqlite3, Python or any SQLite client; without -c nothing is\n"
+    "               read from stdin\n"
+    "  --salvage    do not stop at damage: load every complete generation and report\n"
+    "               what was lost on stderr\n"
+    "  --jobs=N     decode generations on N threads (default 0: one per core)\n"
+    "\n"
+    "SQL cannot reach outside the database: ATTACH, DETACH, VACUUM INTO, extension\n"
+    "loading and pragmas that name files are refused.\n"
+    "\n"
+    "Exit codes: 0 success; 1 invalid trace (nothing is run), or data lost with\n"
+    "--salvage; 2 usage, I/O, SQL or database error; 4 files of a DIR that could not\n"
+    "be read were skipped (each named on stderr; the others are loaded).\n";
+
+int RunQueryCommand(const Command& command, const CommandLine& line) {
+  if (line.positional.empty()) return UsageError(command, "expects at least one FILE, DIR or -");
+  QueryOptions options;
+  options.inputs = line.positional;
+  options.statements = line.All("c");
+  if (line.Has("format")) options.format = absl::GetFlag(FLAGS_format);
+  options.db_path = absl::GetFlag(FLAGS_db);
+  if (line.Has("db") && options.db_path.empty())
+    return UsageError(command, "--db needs a file name");
+  options.salvage = absl::GetFlag(FLAGS_salvage);
+  options.jobs = absl::GetFlag(FLAGS_jobs);
+  if (options.jobs < 0) return UsageError(command, "--jobs must be >= 0");
+  if (options.format != "table" && options.format != "csv" && options.format != "tsv" &&
+      options.format != "json") {
+    return UsageError(command, "--format must be table, csv, tsv or json");
+  }
+  int stdin_inputs = 0;
+  for (const std::string& input : options.inputs) stdin_inputs += input == "-";
+  if (stdin_inputs > 1) return UsageError(command, "stdin (-) can be read once");
+  if (stdin_inputs == 1 && options.statements.empty() && options.db_path.empty()) {
+    return UsageError(command, "reading the trace from stdin (-) needs -c SQL");
+  }
+  return Query(options);
+}
+
+}  // namespace
+
+const Command& QueryCommand() {
+  static const Command* const command = new Command{
+      .name = "query",
+      .summary = "load traces into SQLite and answer SQL (Perfetto-style tables)",
+      .help = kHelp,
+      .flags = {FlagOf(FLAGS_c), FlagOf(FLAGS_format), FlagOf(FLAGS_db), FlagOf(FLAGS_salvage),
+                FlagOf(FLAGS_jobs)},
+      .run = RunQueryCommand,
+  };
+  return *command;
+}
+
+}  // namespace tracewire::tools

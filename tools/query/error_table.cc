@@ -1,0 +1,53 @@
+// The `error` table: Trace2 error events.
+#include <vector>
+
+#include "tools/query/table_list.h"
+
+namespace tracewire::tools::query {
+namespace {
+
+constexpr char kSchema[] = R"sql(
+CREATE TABLE error (
+  id INTEGER PRIMARY KEY,
+  ts INTEGER,
+  upid INTEGER,
+  utid INTEGER,
+  slice_id INTEGER,
+  message TEXT,
+  format TEXT
+);
+)sql";
+
+constexpr char kInsert[] =
+    "INSERT INTO error (ts, upid, utid, slice_id, message, format) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+
+class ErrorTable : public TableWriter {
+ public:
+  using TableWriter::TableWriter;
+
+  absl::string_view Schema() const override { return kSchema; }
+  absl::Status Prepare() override { return PrepareInsert(kInsert, &insert_); }
+  std::vector<reader::EventKind> Kinds() const override { return {reader::EventKind::kError}; }
+
+  void OnEvent(const reader::Event& e, const reader::EventTracks& at) override {
+    insert_.BindInt(1, LoadContext::Ns(e.time));
+    insert_.BindInt(2, LoadContext::Upid(at.process));
+    insert_.BindInt(3, LoadContext::Utid(at.thread));
+    insert_.BindOptionalInt(4, context().EnclosingRegion(at.thread));
+    insert_.BindOptionalText(5, e.msg);
+    insert_.BindOptionalText(6, e.fmt);
+    insert_.Run();
+  }
+
+ private:
+  Statement insert_;
+};
+
+}  // namespace
+
+std::unique_ptr<TableWriter> MakeErrorTable(LoadContext* context) {
+  return std::make_unique<ErrorTable>(context);
+}
+
+}  // namespace tracewire::tools::query

@@ -1,0 +1,72 @@
+// LoadContext: what the tables of `tracewire query` share while a trace is loaded: the ids
+// of processes (upid), threads (utid) and slices, the open slices' ids and child time, and
+// the conversions of times to the schema's nanoseconds since the Unix epoch. The loader
+// (loader.h) keeps it up to date before any table sees a callback.
+#ifndef TRACEWIRE_TOOLS_QUERY_LOAD_CONTEXT_H_
+#define TRACEWIRE_TOOLS_QUERY_LOAD_CONTEXT_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "reader/track_model.h"
+#include "tools/query/sqlite_database.h"
+
+namespace tracewire::tools::query {
+
+// A slice as it ended: what the slice tables write.
+struct EndedSlice {
+  int64_t id = 0;
+  int64_t ts = 0;                    // begin, ns since the Unix epoch
+  int64_t dur = 0;                   // ns
+  int64_t self_dur = 0;              // dur minus the durations of its direct children
+  std::optional<int64_t> parent_id;  // regions: the enclosing region's slice
+};
+
+class LoadContext {
+ public:
+  LoadContext(SqliteDatabase* db, const reader::TrackModel* tracks) : db_(db), tracks_(tracks) {}
+
+  SqliteDatabase* db() const { return db_; }
+  const reader::TrackModel& tracks() const { return *tracks_; }
+
+  // The schema's ids of a track model process and thread index (from 1).
+  static int64_t Upid(uint32_t process) { return int64_t{process} + 1; }
+  static int64_t Utid(uint32_t thread) { return int64_t{thread} + 1; }
+  // A time as the schema stores it: ns since the Unix epoch.
+  static int64_t Ns(absl::Time time) { return absl::ToUnixNanos(time); }
+
+  // The id of the open slice in `slot`.
+  int64_t SliceId(uint32_t slot) const { return open_[slot].id; }
+  // The id of the innermost region open on thread `thread`, if any.
+  std::optional<int64_t> EnclosingRegion(uint32_t thread) const {
+    const absl::Span<const reader::Slice> regions = tracks_->OpenRegions(thread);
+    if (regions.empty()) return std::nullopt;
+    return open_[regions.back().slot].id;
+  }
+  // The id of thread `thread`'s lifetime slice (0 before it began).
+  int64_t ThreadSliceId(uint32_t thread) const {
+    return thread < thread_slices_.size() ? thread_slices_[thread] : 0;
+  }
+
+  // For the loader: a slice began (its id is the next one) / ends (its row's numbers; the
+  // slot stays valid until the tables have seen the end).
+  void BeginSlice(const reader::Slice& slice);
+  EndedSlice EndSlice(const reader::Slice& slice, const reader::SliceEnding& end);
+
+ private:
+  struct OpenSlice {
+    int64_t id = 0;
+    int64_t child_dur = 0;  // sum of the durations of its direct children so far
+  };
+  SqliteDatabase* db_;
+  const reader::TrackModel* tracks_;
+  int64_t next_slice_id_ = 1;
+  std::vector<OpenSlice> open_;         // by slot
+  std::vector<int64_t> thread_slices_;  // by thread index
+};
+
+}  // namespace tracewire::tools::query
+
+#endif  // TRACEWIRE_TOOLS_QUERY_LOAD_CONTEXT_H_

@@ -1,0 +1,122 @@
+// The `slice` table: every slice of the track model (regions, child processes, execs,
+// thread lifetimes), written when it ends, with the id it got when it began.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tools/query/row_text.h"
+#include "tools/query/table_list.h"
+
+namespace tracewire::tools::query {
+namespace {
+
+constexpr char kSchema[] = R"sql(
+CREATE TABLE slice (
+  id INTEGER PRIMARY KEY,
+  ts INTEGER,
+  dur INTEGER,
+  upid INTEGER,
+  utid INTEGER,
+  kind TEXT,
+  category TEXT,
+  name TEXT,
+  depth INTEGER,
+  parent_id INTEGER,
+  message TEXT,
+  self_dur INTEGER,
+  end_cause TEXT
+);
+)sql";
+
+constexpr char kInsert[] =
+    "INSERT INTO slice (id, ts, dur, upid, utid, kind, category, name, depth, parent_id, "
+    "message, self_dur, end_cause) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+    "?13)";
+
+// The kind column, by reader::SliceKind.
+constexpr absl::string_view kKindNames[] = {"thread", "region", "child", "exec"};
+// The end_cause column, by reader::SliceEnd.
+constexpr absl::string_view kEndNames[] = {"end", "unwound", "process_end", "trace_end"};
+
+class SliceTable : public TableWriter {
+ public:
+  using TableWriter::TableWriter;
+
+  absl::string_view Schema() const override { return kSchema; }
+  absl::Status Prepare() override { return PrepareInsert(kInsert, &insert_); }
+  bool wants_slices() const override { return true; }
+
+  void OnSliceBegin(const reader::Slice& slice, const reader::Event& e) override {
+    if (slice.slot >= open_.size()) open_.resize(slice.slot + 1);
+    OpenText& text = open_[slice.slot];
+    text.has_message = false;
+    switch (slice.kind) {
+      case reader::SliceKind::kRegion:
+        text.category.assign(e.category.data(), e.category.size());
+        text.name.assign(e.label.data(), e.label.size());
+        if (e.msg.has_value()) {
+          text.has_message = true;
+          text.message.assign(e.msg->data(), e.msg->size());
+        }
+        break;
+      case reader::SliceKind::kChild:
+        text.category.assign(e.child_class.data(), e.child_class.size());
+        if (e.hook_name.has_value()) {
+          text.name.assign(e.hook_name->data(), e.hook_name->size());
+        } else {
+          text.name = CommandLineOf(e);
+        }
+        break;
+      case reader::SliceKind::kExec:
+        text.category = "exec";
+        text.name = e.exec_exe.has_value() ? std::string(*e.exec_exe) : CommandLineOf(e);
+        break;
+      case reader::SliceKind::kThread:
+        text.category = "thread";
+        text.name.assign(e.thread_name.data(), e.thread_name.size());
+        break;
+    }
+  }
+
+  void OnSliceEnd(const reader::Slice& slice, const reader::SliceEnding& end,
+                  const EndedSlice& row) override {
+    const OpenText& text = open_[slice.slot];
+    insert_.BindInt(1, row.id);
+    insert_.BindInt(2, row.ts);
+    insert_.BindInt(3, row.dur);
+    insert_.BindInt(4, LoadContext::Upid(slice.process));
+    insert_.BindInt(5, LoadContext::Utid(slice.thread));
+    insert_.BindText(6, kKindNames[static_cast<size_t>(slice.kind)]);
+    insert_.BindText(7, text.category);
+    insert_.BindText(8, text.name);
+    insert_.BindInt(9, slice.depth);
+    insert_.BindOptionalInt(10, row.parent_id);
+    if (text.has_message) {
+      insert_.BindText(11, text.message);
+    } else {
+      insert_.BindNull(11);
+    }
+    insert_.BindInt(12, row.self_dur);
+    insert_.BindText(13, kEndNames[static_cast<size_t>(end.cause)]);
+    insert_.Run();
+  }
+
+ private:
+  // The texts of an open slice (kept by slot, so their buffers are reused).
+  struct OpenText {
+    std::string category;
+    std::string name;
+    std::string message;
+    bool has_message = false;
+  };
+  Statement insert_;
+  std::vector<OpenText> open_;
+};
+
+}  // namespace
+
+std::unique_ptr<TableWriter> MakeSliceTable(LoadContext* context) {
+  return std::make_unique<SliceTable>(context);
+}
+
+}  // namespace tracewire::tools::query
