@@ -48,7 +48,7 @@ class ChildTables : public TableWriter {
   absl::string_view Schema() const override { return kSchema; }
   absl::Status Prepare() override {
     if (absl::Status s = PrepareInsert(kInsertChild, &insert_child_); !s.ok()) return s;
-    if (absl::Status s = PrepareInsert(kUpdateChild, &update_child_); !s.ok()) return s;
+    if (absl::Status s = PrepareStatement(kUpdateChild, &update_child_); !s.ok()) return s;
     return PrepareInsert(kInsertFlow, &insert_flow_);
   }
   bool wants_slices() const override { return true; }
@@ -136,9 +136,9 @@ class ChildTables : public TableWriter {
     int64_t slice_id;
     bool child_upid_written;
   };
-  Statement insert_child_;
+  RowInserter insert_child_;
   Statement update_child_;
-  Statement insert_flow_;
+  RowInserter insert_flow_;
   std::vector<OpenChild> open_;  // by slot
   std::vector<ChildLink> links_;
 };

@@ -105,8 +105,8 @@ class CounterTables : public TableWriter {
     return it->second;
   }
 
-  Statement insert_track_;
-  Statement insert_counter_;
+  RowInserter insert_track_;
+  RowInserter insert_counter_;
   absl::flat_hash_map<TrackKey, int64_t> tracks_;
 };
 

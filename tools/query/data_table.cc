@@ -62,7 +62,7 @@ class DataTable : public TableWriter {
   }
 
  private:
-  Statement insert_;
+  RowInserter insert_;
 };
 
 }  // namespace

@@ -39,7 +39,7 @@ class DefParamTable : public TableWriter {
   }
 
  private:
-  Statement insert_;
+  RowInserter insert_;
 };
 
 }  // namespace

@@ -41,7 +41,7 @@ class ErrorTable : public TableWriter {
   }
 
  private:
-  Statement insert_;
+  RowInserter insert_;
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "absl/time/time.h"
 #include "reader/track_model.h"
+#include "tools/query/row_inserter.h"
 #include "tools/query/sqlite_database.h"
 
 namespace tracewire::tools::query {
@@ -50,6 +51,12 @@ class LoadContext {
     return thread < thread_slices_.size() ? thread_slices_[thread] : 0;
   }
 
+  // Inserters are flushed by FlushInserters() (the loader's, before every commit).
+  void AddInserter(RowInserter* inserter) { inserters_.push_back(inserter); }
+  void FlushInserters() {
+    for (RowInserter* inserter : inserters_) inserter->Flush();
+  }
+
   // For the loader: a slice began (its id is the next one) / ends (its row's numbers; the
   // slot stays valid until the tables have seen the end).
   void BeginSlice(const reader::Slice& slice);
@@ -65,6 +72,7 @@ class LoadContext {
   int64_t next_slice_id_ = 1;
   std::vector<OpenSlice> open_;         // by slot
   std::vector<int64_t> thread_slices_;  // by thread index
+  std::vector<RowInserter*> inserters_;
 };
 
 }  // namespace tracewire::tools::query

@@ -87,6 +87,8 @@ absl::Status Loader::CreateSchema() {
 }
 
 absl::Status Loader::Commit(bool begin_again) {
+  context_.FlushInserters();
+  if (!db_->load_status().ok()) return db_->load_status();
   if (absl::Status s = db_->Execute(begin_again ? "COMMIT; BEGIN" : "COMMIT"); !s.ok()) {
     return absl::InternalError(absl::StrCat("committing: ", s.message()));
   }
@@ -135,6 +137,7 @@ absl::Status Loader::Load(const std::string& path, const LoadOptions& options,
 
 absl::Status Loader::Finish() {
   tracks_.Finish(*dispatch_);
+  context_.FlushInserters();
   for (const std::unique_ptr<TableWriter>& writer : writers_) writer->Finish();
   if (!db_->load_status().ok()) return db_->load_status();
   return Commit(/*begin_again=*/false);

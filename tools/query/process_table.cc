@@ -129,7 +129,7 @@ class ProcessTable : public TableWriter {
     std::optional<int64_t> end_ts;
     std::optional<int64_t> exit_code;
   };
-  Statement insert_;
+  RowInserter insert_;
   std::vector<ProcessRow> processes_;  // by process index
 };
 

@@ -207,10 +207,24 @@ absl::Status ResultWriter::Write(sqlite3_stmt* stmt) {
     for (const std::vector<std::string>& row : held) {
       for (int c = 0; c < columns; ++c) widths[c] = std::max(widths[c], Width(row[c]));
     }
-    table_line(names, std::vector<bool>(columns, false));
+    // A header sits over its values: right-aligned over a column of numbers.
+    std::vector<bool> numeric(columns, false);
+    for (int c = 0; c < columns; ++c) {
+      bool numbers = false;
+      bool text = false;
+      for (size_t r = 0; r < held.size(); ++r) {
+        if (held_numbers[r][c]) {
+          numbers = true;
+        } else if (held[r][c] != "NULL") {
+          text = true;
+        }
+      }
+      numeric[c] = numbers && !text;
+    }
+    table_line(names, numeric);
     std::vector<std::string> rule;
     for (int c = 0; c < columns; ++c) rule.emplace_back(widths[c], '-');
-    table_line(rule, std::vector<bool>(columns, false));
+    table_line(rule, numeric);
     for (size_t r = 0; r < held.size(); ++r) table_line(held[r], held_numbers[r]);
     held.clear();
     held_numbers.clear();

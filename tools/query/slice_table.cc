@@ -109,7 +109,7 @@ class SliceTable : public TableWriter {
     std::string message;
     bool has_message = false;
   };
-  Statement insert_;
+  RowInserter insert_;
   std::vector<OpenText> open_;
 };
 

@@ -17,6 +17,7 @@
 #include "reader/event.h"
 #include "reader/track_model.h"
 #include "tools/query/load_context.h"
+#include "tools/query/row_inserter.h"
 
 namespace tracewire::tools::query {
 
@@ -52,8 +53,17 @@ class TableWriter {
 
  protected:
   LoadContext& context() const { return *context_; }
-  // Prepares `sql` into *statement (for Prepare()).
-  absl::Status PrepareInsert(absl::string_view sql, Statement* statement) const {
+  // Prepares the insert `sql` ("INSERT INTO t (...) VALUES (?1, ...)") into *inserter,
+  // which the loader flushes before it commits (for Prepare()).
+  absl::Status PrepareInsert(absl::string_view sql, RowInserter* inserter) const {
+    absl::StatusOr<RowInserter> prepared = RowInserter::Prepare(context_->db(), sql);
+    if (!prepared.ok()) return prepared.status();
+    *inserter = std::move(*prepared);
+    context_->AddInserter(inserter);
+    return absl::OkStatus();
+  }
+  // Prepares any other statement `sql` into *statement (for Prepare()).
+  absl::Status PrepareStatement(absl::string_view sql, Statement* statement) const {
     absl::StatusOr<Statement> prepared = Statement::Prepare(context_->db(), sql);
     if (!prepared.ok()) return prepared.status();
     *statement = std::move(*prepared);

@@ -65,7 +65,7 @@ class ThreadTable : public TableWriter {
     if (thread >= times_.size()) times_.resize(thread + 1);
     return times_[thread];
   }
-  Statement insert_;
+  RowInserter insert_;
   std::vector<ThreadTimes> times_;  // by thread index
 };
 
