@@ -207,6 +207,22 @@ TEST(QueryTest, ProcessTreeChildrenAndFlows) {
   EXPECT_EQ(Select({trace}, "SELECT count(*) FROM flow"), (Rows{{"2"}}));
 }
 
+TEST(QueryTest, ParallelDecodingLoadsTheSameRows) {
+  const std::string trace = SyntheticTrace("query_jobs", 120000, 10000, 3);
+  const std::string dir = DemoTraceDir("query_jobs_dir");
+  const std::string sql =
+      "SELECT id, ts, dur, utid, kind, category, name, depth, parent_id, self_dur FROM slice "
+      "ORDER BY id; SELECT * FROM data ORDER BY id; SELECT * FROM process ORDER BY upid";
+  for (const std::string& input : {trace, dir}) {
+    const CommandResult serial = Query({input, "--jobs=1", "-c", sql});
+    ASSERT_EQ(serial.exit_code, 0) << serial.err;
+    const CommandResult parallel = Query({input, "--jobs=3", "-c", sql});
+    ASSERT_EQ(parallel.exit_code, 0) << parallel.err;
+    EXPECT_GT(serial.out.size(), 1000u);
+    EXPECT_TRUE(serial.out == parallel.out) << input;
+  }
+}
+
 TEST(QueryTest, SeveralInputsLoadIntoOneDatabase) {
   const std::string demo = DemoTraceDir("query_two_inputs");
   const std::string tree = TreeTraceFile();

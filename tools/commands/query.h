@@ -13,7 +13,7 @@ struct QueryOptions {
   std::string format = "table";         // table, csv, tsv, json
   std::string db_path;                  // --db: a new database file; "" for memory
   bool salvage = false;
-  int jobs = 0;
+  int jobs = 1;                         // decoding threads (DecodingJobs)
 };
 
 // Loads `options.inputs` and runs the statements; returns the exit code: 0, 1 (invalid

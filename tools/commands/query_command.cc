@@ -38,7 +38,9 @@ constexpr char kHelp[] =
     "               read from stdin\n"
     "  --salvage    do not stop at damage: load every complete generation and report\n"
     "               what was lost on stderr\n"
-    "  --jobs=N     decode generations on N threads (default 0: one per core)\n"
+    "  --jobs=N     decode generations ahead on N threads (default 1: the reading\n"
+    "               thread decodes; the database is loaded on one thread, and handing\n"
+    "               decoded events over costs more than it saves; 0: one per core)\n"
     "\n"
     "SQL cannot reach outside the database: ATTACH, DETACH, VACUUM INTO, extension\n"
     "loading and pragmas that name files are refused.\n"
@@ -57,7 +59,7 @@ int RunQueryCommand(const Command& command, const CommandLine& line) {
   if (line.Has("db") && options.db_path.empty())
     return UsageError(command, "--db needs a file name");
   options.salvage = absl::GetFlag(FLAGS_salvage);
-  options.jobs = absl::GetFlag(FLAGS_jobs);
+  options.jobs = line.Has("jobs") ? absl::GetFlag(FLAGS_jobs) : 1;
   if (options.jobs < 0) return UsageError(command, "--jobs must be >= 0");
   if (options.format != "table" && options.format != "csv" && options.format != "tsv" &&
       options.format != "json") {

@@ -44,20 +44,15 @@ class DataTable : public TableWriter {
     insert_.BindOptionalInt(4, context().EnclosingRegion(at.thread));
     insert_.BindText(5, e.category);
     insert_.BindText(6, e.label);
-    insert_.BindNull(7);
-    insert_.BindNull(8);
-    insert_.BindNull(9);
-    switch (e.value_kind) {
-      case reader::ValueKind::kInt:
-        insert_.BindInt(7, e.value_int);
-        break;
-      case reader::ValueKind::kString:
-        insert_.BindText(8, e.value_string);
-        break;
-      case reader::ValueKind::kJson:
-        insert_.BindText(9, e.value_string);
-        break;
-    }
+    insert_.BindOptionalInt(7, e.value_kind == reader::ValueKind::kInt
+                                   ? std::optional<int64_t>(e.value_int)
+                                   : std::nullopt);
+    insert_.BindOptionalText(8, e.value_kind == reader::ValueKind::kString
+                                    ? std::optional<absl::string_view>(e.value_string)
+                                    : std::nullopt);
+    insert_.BindOptionalText(9, e.value_kind == reader::ValueKind::kJson
+                                    ? std::optional<absl::string_view>(e.value_string)
+                                    : std::nullopt);
     insert_.Run();
   }
 

@@ -36,30 +36,29 @@ absl::StatusOr<RowInserter> RowInserter::Prepare(SqliteDatabase* db, absl::strin
 }
 
 bool RowInserter::Run() {
-  ++rows_;
-  bool ok = true;
-  if (rows_ == kBatchRows) {
-    ok = Insert(batch_, 0, kBatchRows);
-    rows_ = 0;
-  }
-  // The next row starts NULL.
-  for (int c = 0; c < columns_; ++c) cells_[static_cast<size_t>(rows_ * columns_ + c)].type = kNull;
+  if (++rows_ < kBatchRows) return true;
+  rows_ = 0;
+  const bool ok = Insert(batch_, 0, kBatchRows, /*changed_only=*/!rebind_all_);
+  rebind_all_ = false;
   return ok;
 }
 
 bool RowInserter::Flush() {
   bool ok = true;
-  for (int row = 0; row < rows_; ++row) ok = Insert(single_, row, 1) && ok;
+  for (int row = 0; row < rows_; ++row) ok = Insert(single_, row, 1, false) && ok;
+  // The cells of those rows no longer hold what the batch statement has bound.
+  if (rows_ > 0) rebind_all_ = true;
   rows_ = 0;
-  for (int c = 0; c < columns_; ++c) cells_[static_cast<size_t>(c)].type = kNull;
   return ok;
 }
 
-bool RowInserter::Insert(Statement& statement, int first_row, int rows) {
+bool RowInserter::Insert(Statement& statement, int first_row, int rows, bool changed_only) {
   int parameter = 1;
   for (size_t i = static_cast<size_t>(first_row * columns_);
        i < static_cast<size_t>((first_row + rows) * columns_); ++i, ++parameter) {
-    const Value& value = cells_[i];
+    Value& value = cells_[i];
+    if (changed_only && !value.changed) continue;
+    value.changed = false;
     switch (value.type) {
       case kNull:
         statement.BindNull(parameter);
