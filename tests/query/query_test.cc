@@ -306,6 +306,19 @@ TEST(QueryTest, PercentileAggregate) {
             Select({trace},
                    "SELECT count(DISTINCT category || '/' || name), 0 FROM slice "
                    "WHERE kind = 'region'"));
+  // The session's views (percentile()) and the database's own (plain SQL, what other
+  // clients see) agree row for row.
+  const std::string demo_dir = DemoTraceDir("query_views_demo");
+  for (const std::string view : {"region_stats", "command_stats", "child_stats"}) {
+    EXPECT_EQ(
+        Select({trace, demo_dir}, absl::StrCat("SELECT (SELECT count(*) > 0 FROM temp.", view,
+                                               "), (SELECT count(*) FROM (SELECT * FROM temp.",
+                                               view, " EXCEPT SELECT * FROM main.", view,
+                                               ")), (SELECT count(*) FROM (SELECT * FROM main.",
+                                               view, " EXCEPT SELECT * FROM temp.", view, "))")),
+        (Rows{{"1", "0", "0"}}))
+        << view;
+  }
 }
 
 TEST(QueryTest, HostileSqlCannotReachTheFileSystem) {

@@ -140,7 +140,13 @@ absl::Status Loader::Finish() {
   context_.FlushInserters();
   for (const std::unique_ptr<TableWriter>& writer : writers_) writer->Finish();
   if (!db_->load_status().ok()) return db_->load_status();
-  return Commit(/*begin_again=*/false);
+  if (absl::Status s = Commit(/*begin_again=*/false); !s.ok()) return s;
+  for (const std::unique_ptr<TableWriter>& writer : writers_) {
+    if (absl::Status s = db_->Execute(writer->SessionSchema()); !s.ok()) {
+      return absl::InternalError(absl::StrCat("creating the session's views: ", s.message()));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace tracewire::tools::query

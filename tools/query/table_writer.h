@@ -30,6 +30,9 @@ class TableWriter {
 
   // Its CREATE TABLE (and CREATE VIEW) statements.
   virtual absl::string_view Schema() const = 0;
+  // Statements run once the load is committed, for the session only (TEMP views that use
+  // tracewire's SQL functions; a --db file does not keep them).
+  virtual absl::string_view SessionSchema() const { return ""; }
   // Prepares its inserts (the schema of every writer exists by then).
   virtual absl::Status Prepare() { return absl::OkStatus(); }
 
