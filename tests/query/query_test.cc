@@ -282,6 +282,23 @@ TEST(QueryTest, StatementsFromStdin) {
   EXPECT_THAT(bad.out, ::testing::Not(HasSubstr("b\n2")));
 }
 
+TEST(QueryTest, InteractiveSessionOnATerminal) {
+  // script(1) (util-linux, in every Debian) runs the command on a pseudo-terminal.
+  const std::string demo = DemoTraceDir("query_tty");
+  const std::string input = NewTempDir("query_tty_in") + "/input";
+  ASSERT_TRUE(cli_test::WriteFile(
+      input, "SELECT count(*) AS n FROM process;\nSELECT nope;\nSELECT\n 42 AS answer;\n.quit\n"));
+  const CommandResult r =
+      cli_test::Shell(absl::StrCat("script -qec \"'", Tracewire(), "' query '", demo,
+                                   "'\" /dev/null < '", input, "' | tr -d '\\r'"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // A prompt per statement, a continuation prompt, results in tables, and an error that
+  // does not end the session.
+  EXPECT_THAT(r.out, HasSubstr("query> n\n-\n2\n"));
+  EXPECT_THAT(r.out, HasSubstr("query> error: no such column: nope (in: SELECT nope;)\n"));
+  EXPECT_THAT(r.out, HasSubstr("query>   ...> \nanswer\n------\n    42\n"));
+}
+
 TEST(QueryTest, PercentileAggregate) {
   const std::string demo = DemoTraceDir("query_percentile");
   const std::string values =
