@@ -439,6 +439,12 @@ TEST(QueryTest, SalvageLoadsTheRowsBeforeTheDamage) {
   EXPECT_EQ(strict.exit_code, 1);
   EXPECT_THAT(strict.err, HasSubstr("invalid trace"));
   EXPECT_EQ(strict.out, "");
+  // A --db file of a failed load is not left behind.
+  const std::string db = NewTempDir("query_salvage_db") + "/t.sqlite";
+  EXPECT_EQ(Query({damaged, "--db", db}).exit_code, 1);
+  EXPECT_FALSE(Exists(db));
+  EXPECT_EQ(Query({"--salvage", damaged, "--db", db}).exit_code, 1);
+  EXPECT_TRUE(Exists(db));
 
   const CommandResult salvaged = Query({"--salvage", damaged, "-c", full_sql});
   EXPECT_EQ(salvaged.exit_code, 1) << salvaged.err;  // data was lost

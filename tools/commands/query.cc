@@ -45,17 +45,25 @@ int Query(const QueryOptions& options) {
   }
 
   query::LoadSummary summary;
+  absl::Status loaded;
   {
     query::Loader loader(db->get());
-    if (absl::Status s = loader.CreateSchema(); !s.ok()) return Fail(s, kExitUsage);
+    loaded = loader.CreateSchema();
     query::LoadOptions load;
     load.salvage = options.salvage;
     load.jobs = options.jobs;
     load.db_path = options.db_path;
     for (const std::string& input : options.inputs) {
-      if (absl::Status s = loader.Load(input, load, &summary); !s.ok()) return LoadFailure(s);
+      if (!loaded.ok()) break;
+      loaded = loader.Load(input, load, &summary);
     }
-    if (absl::Status s = loader.Finish(); !s.ok()) return Fail(s, kExitUsage);
+    if (loaded.ok()) loaded = loader.Finish();
+  }
+  if (!loaded.ok()) {
+    // A --db file that was not loaded to its end is removed: it would look complete.
+    db->reset();
+    if (!options.db_path.empty()) unlink(options.db_path.c_str());
+    return LoadFailure(loaded);
   }
   (*db)->LockDown();
 
