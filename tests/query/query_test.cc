@@ -419,6 +419,18 @@ TEST(QueryTest, DbFileOpensInSqliteClients) {
   const CommandResult py = RunCommand({"python3", script, db, sql});
   ASSERT_EQ(py.exit_code, 0) << py.err;
   EXPECT_EQ(ParseTsv(py.out), expected);
+  // ... and it sees the schema tracewire documents (docs/cli.md, checked against the
+  // command by query_fleet_test): every table and view with its columns, in order.
+  const std::string schema_sql =
+      "SELECT m.name, group_concat(p.name, ',') FROM sqlite_schema m JOIN "
+      "pragma_table_info(m.name) p WHERE m.type IN ('table', 'view') GROUP BY m.name ORDER BY "
+      "m.name";
+  const CommandResult py_schema = RunCommand({"python3", script, db, schema_sql});
+  ASSERT_EQ(py_schema.exit_code, 0) << py_schema.err;
+  Rows schema = ParseTsv(py_schema.out);
+  schema.erase(schema.begin());
+  EXPECT_EQ(schema, Select({demo}, schema_sql));
+  EXPECT_EQ(schema.size(), 13u);
 }
 
 TEST(QueryTest, SalvageLoadsTheRowsBeforeTheDamage) {
