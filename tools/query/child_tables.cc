@@ -2,13 +2,14 @@
 // child_exit or child_ready), and the links from a child's slice to the child process's
 // main thread when the input holds both (the track model's child links).
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "tools/query/row_text.h"
-#include "tools/query/table_list.h"
+#include "tools/query/table_writer.h"
 
 namespace tracewire::tools::query {
 namespace {

@@ -3,12 +3,13 @@
 // (or thread), kind and name, one counter row per report.
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "tools/query/table_list.h"
+#include "tools/query/table_writer.h"
 
 namespace tracewire::tools::query {
 namespace {

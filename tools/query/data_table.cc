@@ -1,9 +1,10 @@
 // The `data` table: Trace2 data and data_json events, with the region they were recorded
 // in.
 #include <cstdint>
+#include <memory>
 #include <vector>
 
-#include "tools/query/table_list.h"
+#include "tools/query/table_writer.h"
 
 namespace tracewire::tools::query {
 namespace {

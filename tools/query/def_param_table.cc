@@ -1,8 +1,9 @@
 // The `def_param` table: Trace2 def_param events (config and environment settings a
 // process reported).
+#include <memory>
 #include <vector>
 
-#include "tools/query/table_list.h"
+#include "tools/query/table_writer.h"
 
 namespace tracewire::tools::query {
 namespace {

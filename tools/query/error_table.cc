@@ -1,7 +1,8 @@
 // The `error` table: Trace2 error events.
+#include <memory>
 #include <vector>
 
-#include "tools/query/table_list.h"
+#include "tools/query/table_writer.h"
 
 namespace tracewire::tools::query {
 namespace {

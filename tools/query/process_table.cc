@@ -2,13 +2,14 @@
 // load from what its events told (start, cmd_name, exit, atexit, signal).
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "reader/sid_parts.h"
 #include "tools/query/row_text.h"
-#include "tools/query/table_list.h"
+#include "tools/query/table_writer.h"
 
 namespace tracewire::tools::query {
 namespace {

@@ -1,11 +1,12 @@
 // The `slice` table: every slice of the track model (regions, child processes, execs,
 // thread lifetimes), written when it ends, with the id it got when it began.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "tools/query/row_text.h"
-#include "tools/query/table_list.h"
+#include "tools/query/table_writer.h"
 
 namespace tracewire::tools::query {
 namespace {

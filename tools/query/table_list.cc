@@ -2,6 +2,17 @@
 
 namespace tracewire::tools::query {
 
+// The factories, one per table file (each defines its own).
+std::unique_ptr<TableWriter> MakeProcessTable(LoadContext* context);
+std::unique_ptr<TableWriter> MakeThreadTable(LoadContext* context);
+std::unique_ptr<TableWriter> MakeSliceTable(LoadContext* context);
+std::unique_ptr<TableWriter> MakeDataTable(LoadContext* context);
+std::unique_ptr<TableWriter> MakeErrorTable(LoadContext* context);
+std::unique_ptr<TableWriter> MakeCounterTables(LoadContext* context);
+std::unique_ptr<TableWriter> MakeDefParamTable(LoadContext* context);
+std::unique_ptr<TableWriter> MakeChildTables(LoadContext* context);
+std::unique_ptr<TableWriter> MakeViews(LoadContext* context);
+
 std::vector<std::unique_ptr<TableWriter>> MakeTableWriters(LoadContext* context) {
   using Factory = std::unique_ptr<TableWriter> (*)(LoadContext*);
   static constexpr Factory kFactories[] = {

@@ -14,17 +14,6 @@ namespace tracewire::tools::query {
 // One writer of each table file, sharing `context`.
 std::vector<std::unique_ptr<TableWriter>> MakeTableWriters(LoadContext* context);
 
-// The factories, one per table file.
-std::unique_ptr<TableWriter> MakeProcessTable(LoadContext* context);
-std::unique_ptr<TableWriter> MakeThreadTable(LoadContext* context);
-std::unique_ptr<TableWriter> MakeSliceTable(LoadContext* context);
-std::unique_ptr<TableWriter> MakeDataTable(LoadContext* context);
-std::unique_ptr<TableWriter> MakeErrorTable(LoadContext* context);
-std::unique_ptr<TableWriter> MakeCounterTables(LoadContext* context);
-std::unique_ptr<TableWriter> MakeDefParamTable(LoadContext* context);
-std::unique_ptr<TableWriter> MakeChildTables(LoadContext* context);
-std::unique_ptr<TableWriter> MakeViews(LoadContext* context);
-
 }  // namespace tracewire::tools::query
 
 #endif  // TRACEWIRE_TOOLS_QUERY_TABLE_LIST_H_

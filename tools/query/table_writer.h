@@ -4,9 +4,9 @@
 // table_list.h, creates their schema, and passes each callback only to the writers that
 // asked for it (Kinds(), wants_slices()), so a table costs nothing for events it ignores.
 //
-// Adding a table: a file with a TableWriter subclass and its factory, and one line in
-// table_list.cc (and its columns in docs/cli.md, which //tests/query:query_docs_test
-// checks).
+// Adding a table: a file with a TableWriter subclass and its factory, the factory's
+// declaration and place in table_list.cc, and its columns in docs/cli.md (which
+// //tests/query:query_fleet_test checks against the database).
 #ifndef TRACEWIRE_TOOLS_QUERY_TABLE_WRITER_H_
 #define TRACEWIRE_TOOLS_QUERY_TABLE_WRITER_H_
 

@@ -1,10 +1,11 @@
 // The `thread` table: one row per thread of each process, written at the end of the load,
 // with the times of its lifetime slice.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
-#include "tools/query/table_list.h"
+#include "tools/query/table_writer.h"
 
 namespace tracewire::tools::query {
 namespace {

@@ -4,11 +4,12 @@
 // the same columns and values that use percentile() (sql_functions.h), several times
 // faster. Percentiles interpolate linearly between the two nearest values, rounded to whole
 // nanoseconds.
+#include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "tools/query/table_list.h"
+#include "tools/query/table_writer.h"
 
 namespace tracewire::tools::query {
 namespace {
