@@ -228,6 +228,11 @@ TEST(QueryTest, SeveralInputsLoadIntoOneDatabase) {
   const std::string tree = TreeTraceFile();
   EXPECT_EQ(Select({demo, tree}, "SELECT count(*), count(DISTINCT sid) FROM process"),
             (Rows{{"5", "5"}}));
+  // A trace on stdin, with another input.
+  const CommandResult from_stdin =
+      Query({demo, "-", "-c", "SELECT count(*) FROM process"}, {.stdin_path = tree});
+  EXPECT_EQ(from_stdin.exit_code, 0) << from_stdin.err;
+  EXPECT_EQ(from_stdin.out, "count(*)\n5\n");
 }
 
 TEST(QueryTest, Formats) {
