@@ -103,10 +103,9 @@ struct ChildSlice {
 
 // A flow from a child slice to its child process (by the track model's link id).
 struct Flow {
-  bool started = false;
-  bool finished = false;
-  // The child process's first event, seen before the flow started.
-  std::optional<std::pair<uint32_t, int64_t>> pending_end;  // (thread, ns)
+  bool finished = false;  // both ends written
+  // The child process's first event: (thread, ns).
+  std::optional<std::pair<uint32_t, int64_t>> child_start;
 };
 
 absl::string_view Basename(absl::string_view path) {
@@ -181,9 +180,10 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   void Instant(const Event& e, Process& p, Thread& t, int64_t ns);
   void Counter(const Event& e, Process& p, Thread& t, int64_t ns);
   void EndChild(Process& p, const reader::Slice& slice, int64_t ns, const Event* e);
-  // Writes the end of flow `link` (a "spawned" instant on `thread` at `ns`) if the flow
-  // started, else keeps it for when it does.
-  void EndFlow(uint32_t link, uint32_t thread, int64_t ns);
+  // Notes the first event of the child process of link `link` (on `thread` at `ns`): the
+  // flow's end, written with the child slice.
+  void ChildProcessStarted(uint32_t link, uint32_t thread, int64_t ns);
+  // Writes the end of flow `link`: a "spawned" instant on `thread` at `ns`.
   void WriteFlowEnd(uint32_t link, uint32_t thread, int64_t ns);
   Flow& FlowFor(uint32_t link) {
     if (flows_.size() < link) flows_.resize(link);
@@ -552,32 +552,25 @@ void PerfettoFormatter::EndChild(Process& p, const reader::Slice& slice, int64_t
       StrArg(begin, "ready", e->ready);
     }
   }
-  const bool starts_flow = slice.link != reader::kNoIndex && !FlowFor(slice.link).started;
-  if (starts_flow) begin.add_flow_ids(slice.link);
+  // A flow needs both ends: the child process's first event has been seen (it comes
+  // before the child's exit unless the clocks disagree) and not yet joined.
+  Flow* flow = slice.link == reader::kNoIndex ? nullptr : &FlowFor(slice.link);
+  const bool joins = flow != nullptr && !flow->finished && flow->child_start.has_value();
+  if (joins) begin.add_flow_ids(slice.link);
   EmitPacket(true);
   StartAbsolutePacket(on, end);
   NewEvent(pb::TrackEvent::TYPE_SLICE_END, lane.uuid);
   EmitPacket(true);
-  if (starts_flow) {
-    Flow& flow = FlowFor(slice.link);
-    flow.started = true;
-    if (flow.pending_end.has_value()) {
-      const auto [thread, at] = *flow.pending_end;
-      EndFlow(slice.link, thread, at);
-    }
+  if (joins) {
+    flow->finished = true;
+    const auto [thread, at] = *flow->child_start;
+    WriteFlowEnd(slice.link, thread, at);
   }
 }
 
-void PerfettoFormatter::EndFlow(uint32_t link, uint32_t thread, int64_t ns) {
+void PerfettoFormatter::ChildProcessStarted(uint32_t link, uint32_t thread, int64_t ns) {
   Flow& flow = FlowFor(link);
-  if (flow.finished) return;
-  if (!flow.started) {
-    flow.pending_end = std::make_pair(thread, ns);
-    return;
-  }
-  flow.finished = true;
-  flow.pending_end.reset();
-  WriteFlowEnd(link, thread, ns);
+  if (!flow.child_start.has_value()) flow.child_start = std::make_pair(thread, ns);
 }
 
 void PerfettoFormatter::WriteFlowEnd(uint32_t link, uint32_t thread, int64_t ns) {
@@ -772,7 +765,9 @@ void PerfettoFormatter::OnEvent(const Event& e, const reader::EventTracks& at) {
       break;
   }
   Instant(e, p, t, now_ns_);
-  if (at.parent_link != reader::kNoIndex) EndFlow(at.parent_link, at.thread, t.track.last_ns);
+  if (at.parent_link != reader::kNoIndex) {
+    ChildProcessStarted(at.parent_link, at.thread, t.track.last_ns);
+  }
 }
 
 void PerfettoFormatter::Write(const Event& e, std::string* out) {

@@ -26,9 +26,10 @@
 //     process's last time;
 //   * child processes: slices on a "children" track of the process per lane (a child takes
 //     the lowest free lane), category "process", annotations as Chrome's args; written
-//     when the child ends (with absolute times). The child slice starts a flow (flow_ids)
-//     that ends (terminating_flow_ids) on a "spawned" instant on the child process's first
-//     thread at its first event, written once both ends are known;
+//     when the child ends (with absolute times). When the child process is in the output
+//     too (its first event came before the child's end), the child slice starts a flow
+//     (flow_ids) that ends (terminating_flow_ids) on a "spawned" instant at the child
+//     process's first event, on its thread;
 //   * data, data_json, printf and every other Trace2 event: TYPE_INSTANT on the thread track
 //     with the Chrome formatter's name, category and args as debug annotations (data_json
 //     values as legacy_json_value, argv lists as arrays); errors on the process track;
