@@ -1,8 +1,10 @@
 #include "reader/targets/perfetto/perfetto_target.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -10,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/optimization.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -19,6 +22,7 @@
 #include "reader/sid_parts.h"
 #include "reader/targets/json_check.h"
 #include "reader/targets/perfetto/perfetto_trace.pb.h"
+#include "reader/targets/perfetto/track_event_encoder.h"
 #include "reader/targets/valid_utf8.h"
 #include "reader/track_model.h"
 
@@ -42,19 +46,72 @@ constexpr char kTracePacketTag = (1 << 3) | 2;
 constexpr uint32_t kStateCleared = pb::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED;
 constexpr uint32_t kNeedsState = pb::TracePacket::SEQ_NEEDS_INCREMENTAL_STATE;
 
+// The debug annotation names the formatter writes, interned per sequence by index (no
+// hashing on the hot path).
+enum class Arg : uint8_t {
+  kMsg,
+  kRepo,
+  kLeaveMsg,
+  kChildId,
+  kClass,
+  kHook,
+  kCd,
+  kUseShell,
+  kArgv,
+  kPid,
+  kCode,
+  kReady,
+  kExe,
+  kSigno,
+  kFmt,
+  kPath,
+  kAncestry,
+  kName,
+  kHierarchy,
+  kAlias,
+  kExecId,
+  kThread,
+  kScope,
+  kParam,
+  kValue,
+  kWorktree,
+  kNesting,
+  kWireType,
+  kBytes,
+  kCount,
+};
+constexpr absl::string_view kArgNames[] = {
+    "msg",      "repo",     "leave_msg", "child_id",  "class",   "hook",   "cd",    "use_shell",
+    "argv",     "pid",      "code",      "ready",     "exe",     "signo",  "fmt",   "path",
+    "ancestry", "name",     "hierarchy", "alias",     "exec_id", "thread", "scope", "param",
+    "value",    "worktree", "nesting",   "wire_type", "bytes",
+};
+static_assert(std::size(kArgNames) == static_cast<size_t>(Arg::kCount));
+
 // One interning table of a sequence: string -> iid (from 1).
 struct InternTable {
   absl::flat_hash_map<std::string, uint64_t> ids;
+  // A cache in front of `ids`, picked by the address of the text: the reader's strings
+  // live in its tables, so a name seen again usually comes from the same address. An
+  // entry is used only if its text equals the one looked up.
+  struct Recent {
+    std::string text;
+    uint64_t iid = 0;  // 0: empty
+  };
+  static constexpr size_t kRecent = 64;
+  std::array<Recent, kRecent> recent;
 };
 
 // A packet sequence: one per thread.
 struct Sequence {
-  uint32_t id = 0;               // trusted_packet_sequence_id
-  bool started = false;          // its first packet (clearing the state) is written
-  int64_t clock_ns = 0;          // the incremental clock's last value
-  InternTable names;             // EventName
-  InternTable categories;        // EventCategory
-  InternTable annotation_names;  // DebugAnnotationName
+  uint32_t id = 0;         // trusted_packet_sequence_id
+  bool started = false;    // its first packet (clearing the state) is written
+  int64_t clock_ns = 0;    // the incremental clock's last value
+  InternTable names;       // EventName
+  InternTable categories;  // EventCategory
+  // DebugAnnotationName: iid of each Arg (0: not yet interned), and the count so far.
+  std::array<uint64_t, static_cast<size_t>(Arg::kCount)> arg_iids = {};
+  uint64_t annotation_names = 0;
 };
 
 // A timeline whose times strictly increase: a thread, or a lane of a children track.
@@ -125,7 +182,6 @@ std::optional<std::string> CopyOptional(const std::optional<absl::string_view>& 
 
 class PerfettoFormatter : public Formatter, public reader::TrackListener {
  public:
-  PerfettoFormatter() : event_(std::make_unique<pb::TrackEvent>()) {}
   void Write(const Event& e, std::string* out) override;
   void Finish(std::string* out) override;
 
@@ -143,17 +199,22 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   }
   int32_t AssignPid(absl::string_view sid);
 
-  // Starts packet_ on `thread`'s sequence (writing the sequence's first packet first if
-  // needed), timed `ns` on the sequence's incremental clock (which must not go back).
-  void StartPacket(Thread& thread, int64_t ns);
+  // Starts a track event packet in encoder_ on `thread`'s sequence (writing the
+  // sequence's first packet first if needed), of `type` on `track_uuid` (0: the thread's),
+  // timed `ns` on the sequence's incremental clock (which must not go back).
+  void StartEvent(Thread& thread, int64_t ns, pb::TrackEvent::Type type, uint64_t track_uuid = 0);
   // The same with an absolute REALTIME time (for packets out of the sequence's time order).
-  void StartAbsolutePacket(Thread& thread, int64_t ns);
-  // Starts packet_ on the sequence with no time (the first packet of a sequence).
+  void StartAbsoluteEvent(Thread& thread, int64_t ns, pb::TrackEvent::Type type,
+                          uint64_t track_uuid);
+  // Appends the event packet to out_.
+  void EndEvent() { encoder_.End(out_); }
+  // Starts packet_ (a descriptor) on `thread`'s sequence at REALTIME `ns`.
+  void StartDescriptor(Thread& thread, int64_t ns);
+  // Writes the sequence's first packet: it clears the incremental state and sets the
+  // defaults and the clocks.
   void StartSequence(Thread& thread, int64_t ns);
-  // Appends packet_ (with event_ as its track_event if `with_event`) to out_.
-  void EmitPacket(bool with_event);
-  // Clears event_ for a new event of `type` on `track_uuid` (0: the sequence's default).
-  pb::TrackEvent& NewEvent(pb::TrackEvent::Type type, uint64_t track_uuid);
+  // Appends packet_ to out_.
+  void EmitPacket();
 
   // The iid of `text` in `table` of the current sequence; a new one is added to the
   // packet's interned data through `add`.
@@ -161,14 +222,13 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   uint64_t Intern(InternTable& table, absl::string_view text, AddEntry add);
   uint64_t NameIid(absl::string_view name);
   uint64_t CategoryIid(absl::string_view category);
-  pb::DebugAnnotation* Annotation(pb::TrackEvent& event, absl::string_view name);
-  void StrArg(pb::TrackEvent& event, absl::string_view name, absl::string_view value);
-  void IntArg(pb::TrackEvent& event, absl::string_view name, int64_t value);
-  void UintArg(pb::TrackEvent& event, absl::string_view name, uint64_t value);
-  void ListArg(pb::TrackEvent& event, absl::string_view name,
-               const std::vector<absl::string_view>& list, absl::string_view first = {});
-  void SetNameAndCategory(pb::TrackEvent& event, absl::string_view name,
-                          absl::string_view category);
+  uint64_t AnnotationIid(Arg arg);
+  void StrArg(Arg name, absl::string_view value);
+  void IntArg(Arg name, int64_t value);
+  void UintArg(Arg name, uint64_t value);
+  template <typename List>
+  void ListArg(Arg name, const List& list);
+  void SetNameAndCategory(absl::string_view name, absl::string_view category);
 
   void DescribeProcess(Process& p, Thread& on);
   void DescribeThread(Thread& t, const Process& p, int64_t ns);
@@ -211,10 +271,9 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   absl::flat_hash_map<std::string, uint64_t> counter_tracks_;  // "<process>|<name>" -> uuid
 
   Sequence* sequence_ = nullptr;  // the sequence of the packet being built
-  pb::TracePacket packet_;
-  std::unique_ptr<pb::TrackEvent> event_;
+  TrackEventEncoder encoder_;     // track event packets
+  pb::TracePacket packet_;        // the other packets (descriptors, the sequences' first)
   std::string scratch_;
-  std::string serialized_;
 };
 
 int32_t PerfettoFormatter::AssignPid(absl::string_view sid) {
@@ -234,7 +293,6 @@ void PerfettoFormatter::StartSequence(Thread& thread, int64_t ns) {
   Sequence& seq = thread.sequence;
   seq.started = true;
   seq.clock_ns = ns;
-  sequence_ = &seq;
   packet_.Clear();
   packet_.set_trusted_packet_sequence_id(seq.id);
   packet_.set_sequence_flags(kStateCleared);
@@ -254,24 +312,33 @@ void PerfettoFormatter::StartSequence(Thread& thread, int64_t ns) {
   incremental->set_timestamp(static_cast<uint64_t>(ns));
   incremental->set_is_incremental(true);
   incremental->set_unit_multiplier_ns(1);
-  EmitPacket(false);
+  EmitPacket();
 }
 
-void PerfettoFormatter::StartPacket(Thread& thread, int64_t ns) {
+void PerfettoFormatter::StartEvent(Thread& thread, int64_t ns, pb::TrackEvent::Type type,
+                                   uint64_t track_uuid) {
   Sequence& seq = thread.sequence;
   if (!seq.started) StartSequence(thread, ns);
   sequence_ = &seq;
-  packet_.Clear();
-  packet_.set_trusted_packet_sequence_id(seq.id);
-  packet_.set_sequence_flags(kNeedsState);
-  packet_.set_timestamp(static_cast<uint64_t>(ns - seq.clock_ns));
+  encoder_.Begin(seq.id, kNeedsState, static_cast<uint64_t>(ns - seq.clock_ns), 0);
   seq.clock_ns = ns;
+  encoder_.Type(type);
+  if (track_uuid != 0) encoder_.TrackUuid(track_uuid);
 }
 
-void PerfettoFormatter::StartAbsolutePacket(Thread& thread, int64_t ns) {
+void PerfettoFormatter::StartAbsoluteEvent(Thread& thread, int64_t ns, pb::TrackEvent::Type type,
+                                           uint64_t track_uuid) {
   Sequence& seq = thread.sequence;
   if (!seq.started) StartSequence(thread, ns);
   sequence_ = &seq;
+  encoder_.Begin(seq.id, kNeedsState, static_cast<uint64_t>(ns), kPerfettoClockRealtime);
+  encoder_.Type(type);
+  encoder_.TrackUuid(track_uuid);
+}
+
+void PerfettoFormatter::StartDescriptor(Thread& thread, int64_t ns) {
+  Sequence& seq = thread.sequence;
+  if (!seq.started) StartSequence(thread, ns);
   packet_.Clear();
   packet_.set_trusted_packet_sequence_id(seq.id);
   packet_.set_sequence_flags(kNeedsState);
@@ -279,109 +346,82 @@ void PerfettoFormatter::StartAbsolutePacket(Thread& thread, int64_t ns) {
   packet_.set_timestamp_clock_id(kPerfettoClockRealtime);
 }
 
-pb::TrackEvent& PerfettoFormatter::NewEvent(pb::TrackEvent::Type type, uint64_t track_uuid) {
-  pb::TrackEvent& event = *event_;
-  event.Clear();
-  event.set_type(type);
-  if (track_uuid != 0) event.set_track_uuid(track_uuid);
-  return event;
-}
-
-void PerfettoFormatter::EmitPacket(bool with_event) {
-  if (with_event) packet_.set_allocated_track_event(event_.release());
+void PerfettoFormatter::EmitPacket() {
   const size_t size = packet_.ByteSizeLong();
   std::string& out = *out_;
   out.push_back(kTracePacketTag);
-  // The length as a varint.
-  uint64_t length = size;
-  while (length >= 0x80) {
-    out.push_back(static_cast<char>((length & 0x7f) | 0x80));
-    length >>= 7;
-  }
-  out.push_back(static_cast<char>(length));
+  AppendVarint(size, &out);
   const size_t at = out.size();
   out.resize(at + size);
   packet_.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(out.data() + at));
-  if (with_event) event_.reset(packet_.release_track_event());
 }
 
 template <typename AddEntry>
 uint64_t PerfettoFormatter::Intern(InternTable& table, absl::string_view text, AddEntry add) {
+  InternTable::Recent& recent =
+      table.recent[(reinterpret_cast<uintptr_t>(text.data()) >> 3) % InternTable::kRecent];
+  if (ABSL_PREDICT_TRUE(recent.iid != 0 && recent.text == text)) return recent.iid;
+  uint64_t iid;
   auto it = table.ids.find(text);
-  if (it != table.ids.end()) return it->second;
-  const uint64_t iid = table.ids.size() + 1;
-  table.ids.emplace(std::string(text), iid);
-  add(iid, ValidUtf8(text, &scratch_));
+  if (ABSL_PREDICT_TRUE(it != table.ids.end())) {
+    iid = it->second;
+  } else {
+    iid = table.ids.size() + 1;
+    table.ids.emplace(std::string(text), iid);
+    add(iid, ValidUtf8(text, &scratch_));
+  }
+  recent.text.assign(text.data(), text.size());
+  recent.iid = iid;
   return iid;
 }
 
-uint64_t PerfettoFormatter::NameIid(absl::string_view name) {
-  return Intern(sequence_->names, name, [this](uint64_t iid, absl::string_view text) {
-    pb::EventName* entry = packet_.mutable_interned_data()->add_event_names();
-    entry->set_iid(iid);
-    entry->set_name(std::string(text));
-  });
+void PerfettoFormatter::SetNameAndCategory(absl::string_view name, absl::string_view category) {
+  encoder_.NameIid(Intern(sequence_->names, name, [this](uint64_t iid, absl::string_view text) {
+    encoder_.InternName(iid, text);
+  }));
+  if (category.empty()) return;
+  encoder_.CategoryIid(
+      Intern(sequence_->categories, category,
+             [this](uint64_t iid, absl::string_view text) { encoder_.InternCategory(iid, text); }));
 }
 
-uint64_t PerfettoFormatter::CategoryIid(absl::string_view category) {
-  return Intern(sequence_->categories, category, [this](uint64_t iid, absl::string_view text) {
-    pb::EventCategory* entry = packet_.mutable_interned_data()->add_event_categories();
-    entry->set_iid(iid);
-    entry->set_name(std::string(text));
-  });
-}
-
-void PerfettoFormatter::SetNameAndCategory(pb::TrackEvent& event, absl::string_view name,
-                                           absl::string_view category) {
-  event.set_name_iid(NameIid(name));
-  if (!category.empty()) event.add_category_iids(CategoryIid(category));
-}
-
-pb::DebugAnnotation* PerfettoFormatter::Annotation(pb::TrackEvent& event, absl::string_view name) {
-  pb::DebugAnnotation* a = event.add_debug_annotations();
-  a->set_name_iid(
-      Intern(sequence_->annotation_names, name, [this](uint64_t iid, absl::string_view text) {
-        pb::DebugAnnotationName* entry =
-            packet_.mutable_interned_data()->add_debug_annotation_names();
-        entry->set_iid(iid);
-        entry->set_name(std::string(text));
-      }));
-  return a;
-}
-
-void PerfettoFormatter::StrArg(pb::TrackEvent& event, absl::string_view name,
-                               absl::string_view value) {
-  Annotation(event, name)->set_string_value(std::string(ValidUtf8(value, &scratch_)));
-}
-
-void PerfettoFormatter::IntArg(pb::TrackEvent& event, absl::string_view name, int64_t value) {
-  Annotation(event, name)->set_int_value(value);
-}
-
-void PerfettoFormatter::UintArg(pb::TrackEvent& event, absl::string_view name, uint64_t value) {
-  Annotation(event, name)->set_uint_value(value);
-}
-
-void PerfettoFormatter::ListArg(pb::TrackEvent& event, absl::string_view name,
-                                const std::vector<absl::string_view>& list,
-                                absl::string_view first) {
-  pb::DebugAnnotation* a = Annotation(event, name);
-  if (!first.empty()) a->add_array_values()->set_string_value(std::string(first));
-  for (absl::string_view item : list) {
-    a->add_array_values()->set_string_value(std::string(ValidUtf8(item, &scratch_)));
+uint64_t PerfettoFormatter::AnnotationIid(Arg arg) {
+  uint64_t& iid = sequence_->arg_iids[static_cast<size_t>(arg)];
+  if (ABSL_PREDICT_FALSE(iid == 0)) {
+    iid = ++sequence_->annotation_names;
+    encoder_.InternAnnotationName(iid, kArgNames[static_cast<size_t>(arg)]);
   }
-  // An empty list is an empty array: an array_values-less annotation with no value.
+  return iid;
+}
+
+void PerfettoFormatter::StrArg(Arg name, absl::string_view value) {
+  encoder_.StringArg(AnnotationIid(name), ValidUtf8(value, &scratch_));
+}
+
+void PerfettoFormatter::IntArg(Arg name, int64_t value) {
+  encoder_.IntArg(AnnotationIid(name), value);
+}
+
+void PerfettoFormatter::UintArg(Arg name, uint64_t value) {
+  encoder_.UintArg(AnnotationIid(name), value);
+}
+
+template <typename List>
+void PerfettoFormatter::ListArg(Arg name, const List& list) {
+  encoder_.BeginArray(AnnotationIid(name));
+  for (const auto& item : list) encoder_.ArrayItem(ValidUtf8(item, &scratch_));
+  encoder_.EndArray();
 }
 
 void PerfettoFormatter::DescribeProcess(Process& p, Thread& on) {
-  StartAbsolutePacket(on, std::max<int64_t>(now_ns_, 0));
+  StartDescriptor(on, std::max<int64_t>(now_ns_, 0));
   pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
   d->set_uuid(p.uuid);
   pb::ProcessDescriptor* process = d->mutable_process();
   process->set_pid(p.pid);
   process->set_process_name(p.shown_name);
   for (const std::string& arg : p.argv) process->add_cmdline(arg);
-  EmitPacket(false);
+  EmitPacket();
   p.described = true;
 }
 
@@ -395,7 +435,7 @@ void PerfettoFormatter::NameProcess(Process& p, Thread& on) {
 }
 
 void PerfettoFormatter::DescribeThread(Thread& t, const Process& p, int64_t ns) {
-  StartAbsolutePacket(t, ns);
+  StartDescriptor(t, ns);
   pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
   d->set_uuid(t.track.uuid);
   d->set_parent_uuid(p.uuid);
@@ -403,7 +443,7 @@ void PerfettoFormatter::DescribeThread(Thread& t, const Process& p, int64_t ns) 
   thread->set_pid(p.pid);
   thread->set_tid(t.tid);
   thread->set_thread_name(t.name);
-  EmitPacket(false);
+  EmitPacket();
 }
 
 Track& PerfettoFormatter::LaneTrack(Process& p, uint32_t lane, Thread& on, int64_t ns) {
@@ -411,12 +451,12 @@ Track& PerfettoFormatter::LaneTrack(Process& p, uint32_t lane, Thread& on, int64
   const size_t index = p.lanes.size();  // lanes are taken lowest free first
   Track& track = p.lanes.emplace_back();
   track.uuid = next_uuid_++;
-  StartAbsolutePacket(on, ns);
+  StartDescriptor(on, ns);
   pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
   d->set_uuid(track.uuid);
   d->set_parent_uuid(p.uuid);
   d->set_name(index == 0 ? std::string("children") : absl::StrCat("children ", index + 1));
-  EmitPacket(false);
+  EmitPacket();
   return track;
 }
 
@@ -427,13 +467,13 @@ uint64_t PerfettoFormatter::CounterTrack(Process& p, Thread& on, const std::stri
   if (it != counter_tracks_.end()) return it->second;
   const uint64_t uuid = next_uuid_++;
   counter_tracks_.emplace(key, uuid);
-  StartAbsolutePacket(on, ns);
+  StartDescriptor(on, ns);
   pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
   d->set_uuid(uuid);
   d->set_parent_uuid(p.uuid);
   d->set_name(std::string(ValidUtf8(name, &scratch_)));
   d->mutable_counter()->set_unit(unit);
-  EmitPacket(false);
+  EmitPacket();
   return uuid;
 }
 
@@ -464,19 +504,17 @@ void PerfettoFormatter::OnSliceBegin(const reader::Slice& slice, const Event& e)
     }
     case reader::SliceKind::kRegion: {
       Thread& t = threads_[slice.thread];
-      StartPacket(t, Tick(t.track, now_ns_));
-      pb::TrackEvent& event = NewEvent(pb::TrackEvent::TYPE_SLICE_BEGIN, 0);
-      SetNameAndCategory(event, e.label.empty() ? absl::string_view("region") : e.label,
-                         e.category);
+      StartEvent(t, Tick(t.track, now_ns_), pb::TrackEvent::TYPE_SLICE_BEGIN);
+      SetNameAndCategory(e.label.empty() ? absl::string_view("region") : e.label, e.category);
       if (regions_.size() <= slice.slot) regions_.resize(slice.slot + 1);
       RegionSlice& region = regions_[slice.slot];
       region.msg.reset();
       if (e.msg.has_value()) {
-        StrArg(event, "msg", *e.msg);
+        StrArg(Arg::kMsg, *e.msg);
         region.msg = std::string(*e.msg);
       }
-      if (e.repo.has_value()) IntArg(event, "repo", *e.repo);
-      EmitPacket(true);
+      if (e.repo.has_value()) IntArg(Arg::kRepo, *e.repo);
+      EndEvent();
       return;
     }
     case reader::SliceKind::kChild: {
@@ -509,14 +547,13 @@ void PerfettoFormatter::OnSliceEnd(const reader::Slice& slice, const reader::Sli
   switch (slice.kind) {
     case reader::SliceKind::kRegion: {
       Thread& t = threads_[slice.thread];
-      StartPacket(t, Tick(t.track, now_ns_));
-      pb::TrackEvent& event = NewEvent(pb::TrackEvent::TYPE_SLICE_END, 0);
+      StartEvent(t, Tick(t.track, now_ns_), pb::TrackEvent::TYPE_SLICE_END);
       const RegionSlice& region = regions_[slice.slot];
       if (leave != nullptr && leave->msg.has_value() &&
           (!region.msg.has_value() || *region.msg != *leave->msg)) {
-        StrArg(event, "leave_msg", *leave->msg);
+        StrArg(Arg::kLeaveMsg, *leave->msg);
       }
-      EmitPacket(true);
+      EndEvent();
       return;
     }
     case reader::SliceKind::kChild:
@@ -534,33 +571,30 @@ void PerfettoFormatter::EndChild(Process& p, const reader::Slice& slice, int64_t
   Track& lane = p.lanes[slice.depth];
   const int64_t end = Tick(lane, ns);
   Thread& on = threads_[child.thread];
-  StartAbsolutePacket(on, child.begin_ns);
-  pb::TrackEvent& begin = NewEvent(pb::TrackEvent::TYPE_SLICE_BEGIN, lane.uuid);
-  SetNameAndCategory(begin, child.name, "process");
-  UintArg(begin, "child_id", slice.id);
-  StrArg(begin, "class", child.child_class);
-  if (child.hook.has_value()) StrArg(begin, "hook", *child.hook);
-  if (child.cd.has_value()) StrArg(begin, "cd", *child.cd);
-  Annotation(begin, "use_shell")->set_bool_value(child.use_shell);
-  std::vector<absl::string_view> argv(child.argv.begin(), child.argv.end());
-  ListArg(begin, "argv", argv);
+  StartAbsoluteEvent(on, child.begin_ns, pb::TrackEvent::TYPE_SLICE_BEGIN, lane.uuid);
+  SetNameAndCategory(child.name, "process");
+  UintArg(Arg::kChildId, slice.id);
+  StrArg(Arg::kClass, child.child_class);
+  if (child.hook.has_value()) StrArg(Arg::kHook, *child.hook);
+  if (child.cd.has_value()) StrArg(Arg::kCd, *child.cd);
+  encoder_.BoolArg(AnnotationIid(Arg::kUseShell), child.use_shell);
+  ListArg(Arg::kArgv, child.argv);
   if (e != nullptr) {
-    IntArg(begin, "pid", e->pid);
+    IntArg(Arg::kPid, e->pid);
     if (e->kind == EventKind::kChildExit) {
-      IntArg(begin, "code", e->code);
+      IntArg(Arg::kCode, e->code);
     } else {
-      StrArg(begin, "ready", e->ready);
+      StrArg(Arg::kReady, e->ready);
     }
   }
   // A flow needs both ends: the child process's first event has been seen (it comes
   // before the child's exit unless the clocks disagree) and not yet joined.
   Flow* flow = slice.link == reader::kNoIndex ? nullptr : &FlowFor(slice.link);
   const bool joins = flow != nullptr && !flow->finished && flow->child_start.has_value();
-  if (joins) begin.add_flow_ids(slice.link);
-  EmitPacket(true);
-  StartAbsolutePacket(on, end);
-  NewEvent(pb::TrackEvent::TYPE_SLICE_END, lane.uuid);
-  EmitPacket(true);
+  if (joins) encoder_.FlowId(slice.link);
+  EndEvent();
+  StartAbsoluteEvent(on, end, pb::TrackEvent::TYPE_SLICE_END, lane.uuid);
+  EndEvent();
   if (joins) {
     flow->finished = true;
     const auto [thread, at] = *flow->child_start;
@@ -574,11 +608,11 @@ void PerfettoFormatter::ChildProcessStarted(uint32_t link, uint32_t thread, int6
 }
 
 void PerfettoFormatter::WriteFlowEnd(uint32_t link, uint32_t thread, int64_t ns) {
-  StartAbsolutePacket(threads_[thread], ns);
-  pb::TrackEvent& event = NewEvent(pb::TrackEvent::TYPE_INSTANT, threads_[thread].track.uuid);
-  SetNameAndCategory(event, "spawned", "process");
-  event.add_terminating_flow_ids(link);
-  EmitPacket(true);
+  StartAbsoluteEvent(threads_[thread], ns, pb::TrackEvent::TYPE_INSTANT,
+                     threads_[thread].track.uuid);
+  SetNameAndCategory("spawned", "process");
+  encoder_.TerminatingFlowId(link);
+  EndEvent();
 }
 
 void PerfettoFormatter::Counter(const Event& e, Process& p, Thread& t, int64_t ns) {
@@ -590,9 +624,9 @@ void PerfettoFormatter::Counter(const Event& e, Process& p, Thread& t, int64_t n
   const auto value = [&](const std::string& track_name, pb::CounterDescriptor::Unit unit,
                          int64_t v) {
     const uint64_t uuid = CounterTrack(p, t, track_name, unit, ts);
-    StartPacket(t, ts);
-    NewEvent(pb::TrackEvent::TYPE_COUNTER, uuid).set_counter_value(v);
-    EmitPacket(true);
+    StartEvent(t, ts, pb::TrackEvent::TYPE_COUNTER, uuid);
+    encoder_.CounterValue(v);
+    EndEvent();
   };
   if (e.kind == EventKind::kTimer || e.kind == EventKind::kThTimer) {
     // Seconds to nanoseconds; non-finite values (only a hostile trace has them) count 0.
@@ -631,99 +665,98 @@ void PerfettoFormatter::Instant(const Event& e, Process& p, Thread& t, int64_t n
     default:
       break;
   }
-  StartPacket(t, Tick(t.track, ns));
-  pb::TrackEvent& event = NewEvent(pb::TrackEvent::TYPE_INSTANT, track);
-  SetNameAndCategory(event, name, cat);
+  StartEvent(t, Tick(t.track, ns), pb::TrackEvent::TYPE_INSTANT, track);
+  SetNameAndCategory(name, cat);
   switch (e.kind) {
     case EventKind::kVersion:
-      StrArg(event, "exe", e.exe);
+      StrArg(Arg::kExe, e.exe);
       break;
     case EventKind::kStart:
-      ListArg(event, "argv", e.argv);
+      ListArg(Arg::kArgv, e.argv);
       break;
     case EventKind::kExit:
     case EventKind::kAtexit:
-      IntArg(event, "code", e.code);
+      IntArg(Arg::kCode, e.code);
       break;
     case EventKind::kSignal:
-      UintArg(event, "signo", e.signo);
+      UintArg(Arg::kSigno, e.signo);
       break;
     case EventKind::kError:
-      if (e.msg.has_value()) StrArg(event, "msg", *e.msg);
-      if (e.fmt.has_value()) StrArg(event, "fmt", *e.fmt);
+      if (e.msg.has_value()) StrArg(Arg::kMsg, *e.msg);
+      if (e.fmt.has_value()) StrArg(Arg::kFmt, *e.fmt);
       break;
     case EventKind::kPrintf:
-      if (e.msg.has_value()) StrArg(event, "msg", *e.msg);
+      if (e.msg.has_value()) StrArg(Arg::kMsg, *e.msg);
       break;
     case EventKind::kCmdPath:
-      StrArg(event, "path", e.cmd_path);
+      StrArg(Arg::kPath, e.cmd_path);
       break;
     case EventKind::kCmdAncestry:
-      ListArg(event, "ancestry", e.ancestry);
+      ListArg(Arg::kAncestry, e.ancestry);
       break;
     case EventKind::kCmdName:
-      StrArg(event, "name", e.cmd_name);
-      if (e.cmd_hierarchy.has_value()) StrArg(event, "hierarchy", *e.cmd_hierarchy);
+      StrArg(Arg::kName, e.cmd_name);
+      if (e.cmd_hierarchy.has_value()) StrArg(Arg::kHierarchy, *e.cmd_hierarchy);
       break;
     case EventKind::kCmdMode:
-      StrArg(event, "name", e.cmd_mode);
+      StrArg(Arg::kName, e.cmd_mode);
       break;
     case EventKind::kAlias:
-      StrArg(event, "alias", e.alias);
-      ListArg(event, "argv", e.argv);
+      StrArg(Arg::kAlias, e.alias);
+      ListArg(Arg::kArgv, e.argv);
       break;
     case EventKind::kChildExit:
     case EventKind::kChildReady:
-      UintArg(event, "child_id", e.child_id);
-      IntArg(event, "pid", e.pid);
+      UintArg(Arg::kChildId, e.child_id);
+      IntArg(Arg::kPid, e.pid);
       if (e.kind == EventKind::kChildExit) {
-        IntArg(event, "code", e.code);
+        IntArg(Arg::kCode, e.code);
       } else {
-        StrArg(event, "ready", e.ready);
+        StrArg(Arg::kReady, e.ready);
       }
       break;
     case EventKind::kExec:
-      UintArg(event, "exec_id", e.exec_id);
-      if (e.exec_exe.has_value()) StrArg(event, "exe", *e.exec_exe);
-      ListArg(event, "argv", e.argv);
+      UintArg(Arg::kExecId, e.exec_id);
+      if (e.exec_exe.has_value()) StrArg(Arg::kExe, *e.exec_exe);
+      ListArg(Arg::kArgv, e.argv);
       break;
     case EventKind::kExecResult:
-      UintArg(event, "exec_id", e.exec_id);
-      IntArg(event, "code", e.code);
+      UintArg(Arg::kExecId, e.exec_id);
+      IntArg(Arg::kCode, e.code);
       break;
     case EventKind::kThreadStart:
     case EventKind::kThreadExit:
-      StrArg(event, "thread", e.thread_name);
+      StrArg(Arg::kThread, e.thread_name);
       break;
     case EventKind::kDefParam:
-      StrArg(event, "scope", e.param_scope);
-      StrArg(event, "param", e.param);
-      if (e.param_value.has_value()) StrArg(event, "value", *e.param_value);
+      StrArg(Arg::kScope, e.param_scope);
+      StrArg(Arg::kParam, e.param);
+      if (e.param_value.has_value()) StrArg(Arg::kValue, *e.param_value);
       break;
     case EventKind::kDefRepo:
-      if (e.repo.has_value()) IntArg(event, "repo", *e.repo);
-      StrArg(event, "worktree", e.worktree);
+      if (e.repo.has_value()) IntArg(Arg::kRepo, *e.repo);
+      StrArg(Arg::kWorktree, e.worktree);
       break;
     case EventKind::kData:
     case EventKind::kDataJson:
       if (e.value_kind == reader::ValueKind::kInt) {
-        IntArg(event, "value", e.value_int);
+        IntArg(Arg::kValue, e.value_int);
       } else if (e.value_kind == reader::ValueKind::kJson && IsJsonText(e.value_string)) {
-        Annotation(event, "value")->set_legacy_json_value(std::string(e.value_string));
+        encoder_.JsonArg(AnnotationIid(Arg::kValue), e.value_string);
       } else {
-        StrArg(event, "value", e.value_string);
+        StrArg(Arg::kValue, e.value_string);
       }
-      IntArg(event, "nesting", e.nesting);
-      if (e.repo.has_value()) IntArg(event, "repo", *e.repo);
+      IntArg(Arg::kNesting, e.nesting);
+      if (e.repo.has_value()) IntArg(Arg::kRepo, *e.repo);
       break;
     case EventKind::kExperimental:
-      IntArg(event, "wire_type", e.wire_type);
-      IntArg(event, "bytes", static_cast<int64_t>(e.experimental_data.size()));
+      IntArg(Arg::kWireType, e.wire_type);
+      IntArg(Arg::kBytes, static_cast<int64_t>(e.experimental_data.size()));
       break;
     default:
       break;
   }
-  EmitPacket(true);
+  EndEvent();
 }
 
 void PerfettoFormatter::OnEvent(const Event& e, const reader::EventTracks& at) {
