@@ -193,5 +193,65 @@ TEST(PerfettoExportTest, DamagedTraceWithSalvage) {
   EXPECT_TRUE(CheckPerfettoTrace(strict).problems.empty());
 }
 
+TEST(PerfettoExportTest, TimeWindowKeepsItsEventsAndCutsTheEdges) {
+  const std::string trace = TempDir("window") + "/bench.tw";
+  ASSERT_EQ(RunTool({Tool("tests/bench/make_bench_trace"), "--threads=3", "--events=200000",
+                     "--events_per_generation=50000", trace},
+                    {}),
+            0);
+  const CheckedTrace full = CheckPerfettoTrace(Decode(trace, "perfetto"));
+  ASSERT_TRUE(full.problems.empty()) << absl::StrJoin(full.problems, "\n");
+  ASSERT_FALSE(full.slices.empty());
+  int64_t first = full.slices[0].ts, last = first;
+  for (const CheckedSlice& s : full.slices) {
+    first = std::min(first, s.ts);
+    last = std::max(last, s.ts + s.dur);
+  }
+  for (const CheckedInstant& i : full.instants) first = std::min(first, i.ts);
+  const int64_t since = first + (last - first) / 3, until = first + (last - first) * 2 / 3;
+  const std::vector<std::string> flags = {absl::StrCat("--since=", since - first, "ns"),
+                                          absl::StrCat("--until=", until - first, "ns")};
+  // Rules, and the same slices as the Chrome export of the same window.
+  const CheckedTrace window = ExpectSameSlices(trace, flags);
+  // Slices overlapping the window, cut at its edges (a re-entered region may start a few
+  // ns after `since`: times on a thread strictly increase).
+  size_t overlapping = 0, cut = 0;
+  for (const CheckedSlice& s : full.slices) {
+    if (s.ts <= until && s.ts + s.dur >= since) ++overlapping;
+    if (s.ts < since && s.ts + s.dur >= since) ++cut;
+  }
+  EXPECT_GT(cut, 0u);
+  EXPECT_EQ(window.slices.size(), overlapping);
+  for (const CheckedSlice& s : window.slices) {
+    EXPECT_GE(s.ts, since) << SliceText(s);
+    EXPECT_LE(s.ts + s.dur, until + 16) << SliceText(s);
+  }
+  size_t instants_inside = 0;
+  for (const CheckedInstant& i : full.instants) instants_inside += i.ts >= since && i.ts <= until;
+  EXPECT_NEAR(static_cast<double>(window.instants.size()), static_cast<double>(instants_inside),
+              16);
+}
+
+TEST(PerfettoExportTest, ProcessWindowKeepsOneSubtree) {
+  // The tree's processes in start order: testtool, its child testtool, region_workload.
+  const std::vector<std::string> files = FilesIn(Traces().tree_dir);
+  ASSERT_EQ(files.size(), 3u);
+  const std::string child = files[1].substr(files[1].rfind('/') + 1);
+  const size_t p = child.find("-P");
+  ASSERT_NE(p, std::string::npos) << child;
+  const int64_t pid = std::stoll(child.substr(p + 2, 8), nullptr, 16);
+  for (const std::string& flag : {absl::StrCat("--pid=", pid), absl::StrCat("--sid=", child),
+                                  absl::StrCat("--sid=*-P", child.substr(p + 2, 8))}) {
+    SCOPED_TRACE(flag);
+    const CheckedTrace t = ExpectSameSlices(Traces().tree_dir, {flag});
+    EXPECT_EQ(t.process_names.size(), 2u);  // the child and its own child
+    EXPECT_TRUE(t.process_names.contains(static_cast<int32_t>(pid)));
+    EXPECT_EQ(t.flows, 1u);
+  }
+  const CheckedTrace none = CheckPerfettoTrace(Decode(Traces().tree_dir, "perfetto", {"--pid=1"}));
+  EXPECT_TRUE(none.problems.empty());
+  EXPECT_EQ(none.packets, 0u);
+}
+
 }  // namespace
 }  // namespace tracewire::testing
