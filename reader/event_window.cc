@@ -76,6 +76,71 @@ void EventWindow::OnSliceBegin(const Slice& slice, const Event& e) {
   r.time = e.time;
 }
 
+void EventWindow::NoteIdentity(const Event& e) {
+  if (e.kind != EventKind::kVersion && e.kind != EventKind::kStart &&
+      e.kind != EventKind::kCmdName) {
+    return;
+  }
+  auto [it, inserted] = identity_index_.try_emplace(std::string(e.sid), identities_.size());
+  if (inserted) identities_.emplace_back();
+  ProcessIdentity& p = identities_[it->second];
+  p.sid.assign(e.sid.data(), e.sid.size());
+  p.thread_name.assign(e.thread_name.data(), e.thread_name.size());
+  p.thread_id = e.thread_id;
+  p.gen = e.gen;
+  p.depth = e.depth;
+  p.utc_offset_sec = e.utc_offset_sec;
+  switch (e.kind) {
+    case EventKind::kVersion:
+      p.exe = std::string(e.exe);
+      break;
+    case EventKind::kStart:
+      p.argv.emplace(e.argv.begin(), e.argv.end());
+      break;
+    default:
+      p.cmd_name = std::string(e.cmd_name);
+      if (e.cmd_hierarchy.has_value()) {
+        p.cmd_hierarchy = std::string(*e.cmd_hierarchy);
+      } else {
+        p.cmd_hierarchy.reset();
+      }
+      break;
+  }
+}
+
+void EventWindow::EmitIdentity(const ProcessIdentity& p, absl::Time time,
+                               absl::FunctionRef<void(const Event&)> emit) {
+  Event& e = synthetic_;
+  const auto common = [&](EventKind kind, format::EventType type) {
+    e = Event();
+    e.kind = kind;
+    e.wire_type = static_cast<uint8_t>(type);
+    e.gen = p.gen;
+    e.thread_id = p.thread_id;
+    e.sid = p.sid;
+    e.depth = p.depth;
+    e.thread_name = p.thread_name;
+    e.time = time;
+    e.utc_offset_sec = p.utc_offset_sec;
+  };
+  if (p.exe.has_value()) {
+    common(EventKind::kVersion, format::EventType::kVersion);
+    e.exe = *p.exe;
+    emit(e);
+  }
+  if (p.argv.has_value()) {
+    common(EventKind::kStart, format::EventType::kStart);
+    e.argv.assign(p.argv->begin(), p.argv->end());
+    emit(e);
+  }
+  if (p.cmd_name.has_value()) {
+    common(EventKind::kCmdName, format::EventType::kCmdName);
+    e.cmd_name = *p.cmd_name;
+    if (p.cmd_hierarchy.has_value()) e.cmd_hierarchy = *p.cmd_hierarchy;
+    emit(e);
+  }
+}
+
 void EventWindow::EmitRegion(const OpenRegion& region, EventKind kind, absl::Time time,
                              absl::FunctionRef<void(const Event&)> emit) {
   Event& e = synthetic_;
@@ -128,9 +193,11 @@ bool EventWindow::Add(const Event& e, absl::FunctionRef<void(const Event&)> emit
     past_end_ = true;
     return false;
   }
+  if (!inside_ && e.time < since_) NoteIdentity(e);
   if (!inside_ && e.time >= since_) {
     inside_ = true;
-    // The edge: open again what is open, outermost first.
+    // The edge: state the processes again, then open again what is open, outermost first.
+    for (const ProcessIdentity& p : identities_) EmitIdentity(p, since_, emit);
     for (uint32_t t = 0; t < model_.threads().size(); ++t) {
       for (const Slice& open : model_.OpenRegions(t)) {
         EmitRegion(regions_[open.slot], EventKind::kRegionEnter, since_, emit);

@@ -8,11 +8,13 @@
 //     (fnmatch: `*`, `?`, `[...]`), or names the pid N ("-P<hex>").
 //   * Time: events before `since` or after `until` are dropped (both ends inclusive). Times
 //     are absolute, or offsets from the trace's start (the time of the first event).
-//   * Edges: regions still open at `since` are opened again there (a region_enter at
-//     `since`, outermost first, per thread, with the enter's category, label, message and
-//     nesting), and regions still open at `until` are closed there (a region_leave at
-//     `until`, innermost first), so every viewer shows them as balanced slices cut at the
-//     edges. The regions are followed with reader::TrackModel (the one slice tracker).
+//   * Edges: at `since`, each process seen before it is stated again (its last version,
+//     start and cmd_name events, repeated at `since`, so that outputs name it), and regions
+//     still open there are opened again (a region_enter at `since`, outermost first, per
+//     thread, with the enter's category, label, message and nesting); regions still open
+//     at `until` are closed there (a region_leave at `until`, innermost first), so every
+//     viewer shows them as balanced slices cut at the edges. The regions are followed with
+//     reader::TrackModel (the one slice tracker).
 // After an event past `until` nothing more can pass: Add() returns false, and the caller
 // may stop reading.
 #ifndef TRACEWIRE_READER_EVENT_WINDOW_H_
@@ -23,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -67,6 +70,19 @@ class EventWindow {
   // True if the process of sid `sid` is kept (the sid pattern and pid options).
   bool KeepsProcess(absl::string_view sid) const;
 
+  // What states a process again at `since`: copies of its last version, start and
+  // cmd_name events (not for users).
+  struct ProcessIdentity {
+    std::string sid, thread_name;
+    uint64_t thread_id = 0, gen = 0;
+    int depth = 0;
+    int64_t utc_offset_sec = 0;
+    std::optional<std::string> exe;                // version
+    std::optional<std::vector<std::string>> argv;  // start
+    std::optional<std::string> cmd_name;           // cmd_name
+    std::optional<std::string> cmd_hierarchy;
+  };
+
   // Listener of the window's TrackModel: keeps copies of the open regions (not for users).
   struct OpenRegion {
     std::string sid, thread_name, category, label, file;
@@ -85,6 +101,11 @@ class EventWindow {
   void OnEvent(const Event&, const EventTracks&) {}
 
  private:
+  // Notes `e` if it names its process (before `since`).
+  void NoteIdentity(const Event& e);
+  // Emits the version, start and cmd_name events of `p` at `time`.
+  void EmitIdentity(const ProcessIdentity& p, absl::Time time,
+                    absl::FunctionRef<void(const Event&)> emit);
   // Emits a region event of `region` at `time`.
   void EmitRegion(const OpenRegion& region, EventKind kind, absl::Time time,
                   absl::FunctionRef<void(const Event&)> emit);
@@ -96,7 +117,9 @@ class EventWindow {
   bool inside_ = false;    // `since` has passed: events are emitted
   bool past_end_ = false;  // `until` has passed
   TrackModel model_;
-  std::vector<OpenRegion> regions_;  // by slot
+  std::vector<OpenRegion> regions_;          // by slot
+  std::vector<ProcessIdentity> identities_;  // in order of appearance
+  absl::flat_hash_map<std::string, size_t> identity_index_;
   Event synthetic_;
 };
 

@@ -101,6 +101,31 @@ TEST(EventWindowTest, RegionsOpenAtTheEdgesAreCutThere) {
                  }));
 }
 
+TEST(EventWindowTest, ProcessesAreStatedAgainAtTheStart) {
+  EventWindowOptions options;
+  options.since = WindowTime{std::nullopt, absl::Nanoseconds(5)};
+  EventWindow window(options);
+  Event version = At(0, EventKind::kVersion, 1);
+  version.exe = "2.47.0";
+  Event start = At(1, EventKind::kStart, 1);
+  start.argv = {"git", "status"};
+  Event cmd_name = At(2, EventKind::kCmdName, 1);
+  cmd_name.cmd_name = "status";
+  std::vector<std::string> out;
+  for (const Event& e : {version, start, cmd_name, At(6, EventKind::kData, 1)}) {
+    window.Add(e, [&](const Event& passed) {
+      std::string text = absl::StrCat(EventKindName(passed.kind), " @",
+                                      absl::ToInt64Nanoseconds(passed.time - kStart));
+      if (passed.kind == EventKind::kVersion) absl::StrAppend(&text, " ", passed.exe);
+      for (absl::string_view arg : passed.argv) absl::StrAppend(&text, " ", arg);
+      if (passed.kind == EventKind::kCmdName) absl::StrAppend(&text, " ", passed.cmd_name);
+      out.push_back(text);
+    });
+  }
+  EXPECT_EQ(out, (std::vector<std::string>{"version @5 2.47.0", "start @5 git status",
+                                           "cmd_name @5 status", "data @6"}));
+}
+
 TEST(EventWindowTest, AbsoluteTimesAndAnOpenEnd) {
   EventWindowOptions options;
   options.since = WindowTime{kStart + absl::Nanoseconds(2), absl::ZeroDuration()};

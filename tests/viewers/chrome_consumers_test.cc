@@ -75,7 +75,11 @@ Expectation Expect(R& reader, const std::optional<Window>& window = std::nullopt
       until = window.has_value() ? e.time + window->until : absl::InfiniteFuture();
     }
     const bool inside = e.time >= since && e.time <= until;
+    // Regions are cut at the window's edges; start and cmd_name before it are stated
+    // again at its start.
     if (e.kind != reader::EventKind::kRegionEnter && e.kind != reader::EventKind::kRegionLeave &&
+        !(e.time < since &&
+          (e.kind == reader::EventKind::kStart || e.kind == reader::EventKind::kCmdName)) &&
         !inside) {
       continue;
     }
@@ -126,7 +130,6 @@ Expectation Expect(R& reader, const std::optional<Window>& window = std::nullopt
     const size_t slash = sid.rfind('/');
     if (slash != std::string::npos && processes.count(sid.substr(0, slash))) ++flows;
     std::string name = p.command.empty() ? p.exe : absl::StrCat(p.exe, " ", p.command);
-    if (name.empty()) name = "process";  // its start lies before the window
     list.push_back({{"sid", sid}, {"name", name}, {"children", p.children}, {"threads", threads}});
   }
   expectation.doc = {{"processes", list}, {"flows", flows}};
