@@ -8,6 +8,7 @@ packages=(
   g++ pkg-config
   libabsl-dev libzstd-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev
+  libprotobuf-dev protobuf-compiler  # the Perfetto export: protoc generates its messages, linked with protobuf-lite
   libcurl4-openssl-dev  # the OTLP/HTTP exporter (decode and listen --otlp-endpoint); headers only, libcurl is loaded on first use
   libdw-dev         # the reader symbolizes stack frames with elfutils' libdwfl; headers only, libdw is loaded on first use
   libsqlite3-dev    # the in-memory database of `tracewire query` (linked statically into the command)

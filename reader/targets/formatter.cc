@@ -6,6 +6,7 @@
 #include "reader/targets/normal_target.h"
 #include "reader/targets/otlp_target.h"
 #include "reader/targets/perf_target.h"
+#include "reader/targets/perfetto/perfetto_target.h"
 
 namespace tracewire::targets {
 
@@ -27,8 +28,9 @@ absl::StatusOr<std::unique_ptr<Formatter>> MakeFormatter(absl::string_view name,
   if (name == "normal") return std::make_unique<NormalTarget>(options);
   if (name == "chrome") return MakeChromeFormatter(options);
   if (name == "otlp") return MakeOtlpFormatter(options);
-  return absl::InvalidArgumentError(
-      absl::StrFormat("unknown output format '%s' (event, perf, normal, chrome, otlp)", name));
+  if (name == "perfetto") return MakePerfettoFormatter(options);
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "unknown output format '%s' (event, perf, normal, chrome, otlp, perfetto)", name));
 }
 
 }  // namespace tracewire::targets

@@ -52,7 +52,7 @@ class Formatter {
   virtual bool context_free() const { return false; }
 };
 
-// The formatter named `name` ("event", "perf", "normal", "chrome", "otlp"), or
+// The formatter named `name` ("event", "perf", "normal", "chrome", "otlp", "perfetto"), or
 // InvalidArgument for an unknown name or invalid options.
 absl::StatusOr<std::unique_ptr<Formatter>> MakeFormatter(absl::string_view name,
                                                          const FormatterOptions& options);

@@ -258,7 +258,7 @@ TEST(StatsTest, CountsOfAKnownTrace) {
   EXPECT_THAT(r.out, HasSubstr("processes: 4\n"));
   EXPECT_THAT(r.out, HasSubstr("events: 79 ("));
   EXPECT_THAT(r.out, HasSubstr("bytes per event"));
-  EXPECT_THAT(r.out, HasSubstr("compression: none"));
+  EXPECT_THAT(r.out, HasSubstr("chrome export: about 0.0 MB\ncompression: none"));
   EXPECT_TRUE(HasCount(r.out, "region_enter", 12)) << r.out;
   EXPECT_TRUE(HasCount(r.out, "region_leave", 12)) << r.out;
   EXPECT_TRUE(HasCount(r.out, "data", 6)) << r.out;

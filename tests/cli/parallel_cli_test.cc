@@ -14,7 +14,7 @@
 namespace tracewire::cli_test {
 namespace {
 
-constexpr const char* kFormats[] = {"event", "perf", "normal", "chrome", "otlp"};
+constexpr const char* kFormats[] = {"event", "perf", "normal", "chrome", "otlp", "perfetto"};
 
 // Runs tracewire with `args` and --jobs=1, 2 and 3, and expects the same result from each.
 // Returns the serial result.

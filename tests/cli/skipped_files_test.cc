@@ -63,7 +63,7 @@ class SkippedFilesTest : public ::testing::Test {
 };
 
 TEST_F(SkippedFilesTest, DecodeWritesEveryHealthyFileAndNamesEachSkippedOne) {
-  for (const char* format : {"normal", "perf", "event", "chrome", "otlp"}) {
+  for (const char* format : {"normal", "perf", "event", "chrome", "otlp", "perfetto"}) {
     SCOPED_TRACE(format);
     const std::string flag = absl::StrCat("--format=", format);
     const CommandResult clean = RunCommand({Tracewire(), "decode", flag, "--jobs=1", healthy_});

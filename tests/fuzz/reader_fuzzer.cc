@@ -54,8 +54,8 @@ struct Output {
   std::string text;
 };
 
-// The five formatters: EVENT, PERF, NORMAL (plain, or brief with EVENT nesting 100 and
-// EVENT version 3), Chrome and OTLP (which read no option).
+// The six formatters: EVENT, PERF, NORMAL (plain, or brief with EVENT nesting 100 and
+// EVENT version 3), Chrome, OTLP and Perfetto (which read no option).
 std::vector<Output> AllFormatters(bool brief) {
   FormatterOptions options;
   if (brief) {
@@ -64,7 +64,7 @@ std::vector<Output> AllFormatters(bool brief) {
     options.event_version = 3;
   }
   std::vector<Output> outputs;
-  for (absl::string_view name : {"event", "perf", "normal", "chrome", "otlp"}) {
+  for (absl::string_view name : {"event", "perf", "normal", "chrome", "otlp", "perfetto"}) {
     absl::StatusOr<std::unique_ptr<Formatter>> formatter =
         tracewire::targets::MakeFormatter(name, options);
     if (!formatter.ok()) Fail("MakeFormatter failed");

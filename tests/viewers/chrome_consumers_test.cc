@@ -4,7 +4,10 @@
 // 500,000 events. The expectations (per process and thread: the regions with their
 // durations, the child processes, the flows) come from the reader's events, not from the
 // Chrome output.
+#include <algorithm>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +33,14 @@ struct Expectation {
   json doc;
   int64_t events = 0;
   int64_t regions = 0;
+  int64_t cut_at_since = 0;  // regions a window cuts at its start
+  int64_t cut_at_until = 0;  // and at its end
+};
+
+// A time window (offsets from the first event, as `decode --since/--until` take them).
+struct Window {
+  absl::Duration since = absl::ZeroDuration();
+  absl::Duration until = absl::InfiniteDuration();
 };
 
 absl::string_view Basename(absl::string_view path) {
@@ -37,8 +48,9 @@ absl::string_view Basename(absl::string_view path) {
   return slash == absl::string_view::npos ? path : path.substr(slash + 1);
 }
 
+// With a window: only what lies in it, regions cut at its edges (reader/event_window.h).
 template <typename R>
-Expectation Expect(R& reader) {
+Expectation Expect(R& reader, const std::optional<Window>& window = std::nullopt) {
   struct Thread {
     std::vector<std::pair<std::string, absl::Time>> open;
     json regions = json::array();
@@ -50,11 +62,27 @@ Expectation Expect(R& reader) {
   };
   std::map<std::string, Process> processes;
   Expectation expectation;
+  std::optional<absl::Time> first;
+  absl::Time since, until;
   while (true) {
     absl::StatusOr<const reader::Event*> next = reader.Next();
     EXPECT_TRUE(next.ok()) << next.status();
     if (!next.ok() || *next == nullptr) break;
     const reader::Event& e = **next;
+    if (!first.has_value()) {
+      first = e.time;
+      since = window.has_value() ? e.time + window->since : absl::InfinitePast();
+      until = window.has_value() ? e.time + window->until : absl::InfiniteFuture();
+    }
+    const bool inside = e.time >= since && e.time <= until;
+    // Regions are cut at the window's edges; start and cmd_name before it are stated
+    // again at its start.
+    if (e.kind != reader::EventKind::kRegionEnter && e.kind != reader::EventKind::kRegionLeave &&
+        !(e.time < since &&
+          (e.kind == reader::EventKind::kStart || e.kind == reader::EventKind::kCmdName)) &&
+        !inside) {
+      continue;
+    }
     ++expectation.events;
     Process& p = processes[std::string(e.sid)];
     Thread& t = p.threads[std::string(e.thread_name)];
@@ -71,14 +99,22 @@ Expectation Expect(R& reader) {
       case reader::EventKind::kRegionEnter:
         t.open.emplace_back(std::string(e.label), e.time);
         break;
-      case reader::EventKind::kRegionLeave:
+      case reader::EventKind::kRegionLeave: {
         EXPECT_FALSE(t.open.empty()) << "a leave without its enter in the test traces";
         if (t.open.empty()) break;
-        t.regions.push_back(
-            {t.open.back().first, absl::ToInt64Nanoseconds(e.time - t.open.back().second)});
+        // Regions overlapping the window, cut at its edges.
+        const absl::Time begin = t.open.back().second;
+        if (e.time >= since && begin <= until) {
+          expectation.cut_at_since += begin < since;
+          expectation.cut_at_until += e.time > until;
+          t.regions.push_back(
+              {t.open.back().first,
+               absl::ToInt64Nanoseconds(std::min(e.time, until) - std::max(begin, since))});
+          ++expectation.regions;
+        }
         t.open.pop_back();
-        ++expectation.regions;
         break;
+      }
       default:
         break;
     }
@@ -93,25 +129,24 @@ Expectation Expect(R& reader) {
     }
     const size_t slash = sid.rfind('/');
     if (slash != std::string::npos && processes.count(sid.substr(0, slash))) ++flows;
-    list.push_back({{"sid", sid},
-                    {"name", p.command.empty() ? p.exe : absl::StrCat(p.exe, " ", p.command)},
-                    {"children", p.children},
-                    {"threads", threads}});
+    std::string name = p.command.empty() ? p.exe : absl::StrCat(p.exe, " ", p.command);
+    list.push_back({{"sid", sid}, {"name", name}, {"children", p.children}, {"threads", threads}});
   }
   expectation.doc = {{"processes", list}, {"flows", flows}};
   return expectation;
 }
 
-Expectation ExpectFromTrace(const std::string& path, bool directory) {
+Expectation ExpectFromTrace(const std::string& path, bool directory,
+                            const std::optional<Window>& window = std::nullopt) {
   if (directory) {
     absl::StatusOr<std::unique_ptr<reader::ProcessTreeReader>> tree =
         reader::ProcessTreeReader::OpenDirectory(path);
     EXPECT_TRUE(tree.ok()) << tree.status();
-    return tree.ok() ? Expect(**tree) : Expectation{};
+    return tree.ok() ? Expect(**tree, window) : Expectation{};
   }
   absl::StatusOr<std::unique_ptr<reader::Reader>> file = reader::Reader::OpenFile(path);
   EXPECT_TRUE(file.ok()) << file.status();
-  return file.ok() ? Expect(**file) : Expectation{};
+  return file.ok() ? Expect(**file, window) : Expectation{};
 }
 
 // Records `argv` with TRACEWIRE=`target` (and `env`); returns the exit code.
@@ -128,14 +163,20 @@ int Record(const std::vector<std::string>& argv, const std::string& target,
 // checks their summaries against the trace (whose expectation goes to *out if set, and the
 // Chrome file's path to *chrome_path).
 void CheckConsumers(const std::string& name, const std::string& trace, bool directory,
-                    Expectation* out = nullptr, std::string* chrome_path = nullptr) {
+                    Expectation* out = nullptr, std::string* chrome_path = nullptr,
+                    const std::optional<Window>& window = std::nullopt) {
   const std::string dir = cli_test::NewTempDir(name);
   const std::string chrome = dir + "/trace.json";
   if (chrome_path != nullptr) *chrome_path = chrome;
-  const CommandResult decode = cli_test::RunCommand(
-      {cli_test::Tracewire(), "decode", "--format=chrome", trace, "-o", chrome});
+  std::vector<std::string> argv = {cli_test::Tracewire(), "decode", "--format=chrome"};
+  if (window.has_value()) {
+    argv.push_back(absl::StrCat("--since=", absl::ToInt64Nanoseconds(window->since), "ns"));
+    argv.push_back(absl::StrCat("--until=", absl::ToInt64Nanoseconds(window->until), "ns"));
+  }
+  argv.insert(argv.end(), {trace, "-o", chrome});
+  const CommandResult decode = cli_test::RunCommand(argv);
   ASSERT_EQ(decode.exit_code, 0) << decode.err;
-  const Expectation expectation = ExpectFromTrace(trace, directory);
+  const Expectation expectation = ExpectFromTrace(trace, directory, window);
   if (out != nullptr) *out = expectation;
   ASSERT_GT(expectation.regions, 0);
   const std::string expected = dir + "/expected.json";
@@ -162,8 +203,9 @@ void CheckConsumers(const std::string& name, const std::string& trace, bool dire
 TEST(ChromeConsumersTest, DemoProcessTree) {
   // With stacks captured at every region_enter and error (as stackFrames and sf).
   const std::string dir = cli_test::NewTempDir("demo_traces");
-  ASSERT_EQ(Record({Runfile("examples/demo/demo")}, dir, {{"TRACEWIRE_STACKS", "region_enter,error"}}),
-            1);  // the demo ends with an error
+  ASSERT_EQ(
+      Record({Runfile("examples/demo/demo")}, dir, {{"TRACEWIRE_STACKS", "region_enter,error"}}),
+      1);  // the demo ends with an error
   std::string chrome_path;
   CheckConsumers("demo_dir", dir, /*directory=*/true, nullptr, &chrome_path);
   const json chrome = json::parse(cli_test::ReadFile(chrome_path));
@@ -188,6 +230,31 @@ TEST(ChromeConsumersTest, ThreeLevelProcessTree) {
   CheckConsumers("tree", dir, /*directory=*/true, &expectation);
   EXPECT_EQ(expectation.doc["processes"].size(), 3u);
   EXPECT_EQ(expectation.doc["flows"], 2);
+}
+
+TEST(ChromeConsumersTest, TimeWindowCutsRegionsAtItsEdges) {
+  // A window over the middle of a 4-thread trace: the regions inside it, and those open at
+  // its edges cut there, balanced in both consumers.
+  const std::string file = cli_test::NewTempDir("window") + "/trace.twr";
+  ASSERT_EQ(Record({Runfile("tests/viewers/region_workload"), "4", "3000"}, file), 0);
+  absl::StatusOr<std::unique_ptr<reader::Reader>> r = reader::Reader::OpenFile(file);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::optional<absl::Time> first;
+  absl::Time last;
+  while (true) {
+    absl::StatusOr<const reader::Event*> next = (*r)->Next();
+    ASSERT_TRUE(next.ok()) << next.status();
+    if (*next == nullptr) break;
+    if (!first.has_value()) first = (*next)->time;
+    last = (*next)->time;
+  }
+  ASSERT_TRUE(first.has_value());
+  const Window window{(last - *first) * 0.3, (last - *first) * 0.6};
+  Expectation expectation;
+  CheckConsumers("window", file, /*directory=*/false, &expectation, nullptr, window);
+  EXPECT_GT(expectation.cut_at_since, 0);
+  EXPECT_GT(expectation.cut_at_until, 0);
+  EXPECT_GT(expectation.regions, 1000);
 }
 
 TEST(ChromeConsumersTest, HalfAMillionEventsOnThirtyTwoThreads) {

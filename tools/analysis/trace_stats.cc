@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "format/constants.h"
+#include "tools/analysis/export_size.h"
 
 namespace tracewire::tools {
 
@@ -275,6 +276,14 @@ std::string TraceStats::Render(const std::string& name, size_t top) const {
                           static_cast<double>(bytes_) / static_cast<double>(events_));
   }
   out += "\n";
+  {
+    const uint64_t region_events = by_kind_[static_cast<size_t>(reader::EventKind::kRegionEnter)] +
+                                   by_kind_[static_cast<size_t>(reader::EventKind::kRegionLeave)];
+    const absl::Duration covered = first_time_.has_value() && last_time_.has_value()
+                                       ? *last_time_ - *first_time_
+                                       : absl::ZeroDuration();
+    out += ExportSizeAdvice(region_events, events_ - region_events, covered);
+  }
   if (compressed_generations_ == 0 || compressed_file_bytes_ == 0) {
     out += "compression: none (no compressed generation)\n";
   } else {

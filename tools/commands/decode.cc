@@ -3,17 +3,18 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "reader/parallel_decoding.h"
-#include "tools/commands/decode_follow.h"
-#include "tools/commands/decode_output.h"
 #include "tools/cli/exit_codes.h"
 #include "tools/cli/progress.h"
 #include "tools/cli/trace_input.h"
+#include "tools/commands/decode_follow.h"
+#include "tools/commands/decode_output.h"
 
 namespace tracewire::tools {
 namespace {
@@ -121,7 +122,11 @@ int Decode(const DecodeOptions& options) {
   // never waits long for the output to reach its generation.
   parallel.split_generations = true;
   TextPayloads payloads(parallel.jobs * (parallel.max_block_bytes / FormatWork::kBlockBytes + 4));
-  if ((*formatter)->context_free()) {
+  // A window keeps state across the events (the regions open at its edges): the events are
+  // formatted here, in order.
+  std::optional<reader::EventWindow> window;
+  if (options.window.active()) window.emplace(options.window);
+  if ((*formatter)->context_free() && !window.has_value()) {
     parallel.make_work = [&options, &payloads] {
       return std::make_unique<FormatWork>(
           *targets::MakeFormatter(options.format, options.formatter), &payloads);
@@ -158,7 +163,15 @@ int Decode(const DecodeOptions& options) {
     }
     if (!write_error.ok()) break;
     if (*event == nullptr) break;
-    (*formatter)->Write(**event, out->buffer());
+    if (window.has_value()) {
+      // Past the window's end nothing more is written: stop reading.
+      if (!window->Add(**event,
+                       [&](const reader::Event& e) { (*formatter)->Write(e, out->buffer()); })) {
+        break;
+      }
+    } else {
+      (*formatter)->Write(**event, out->buffer());
+    }
     if (absl::Status s = out->Commit(); !s.ok()) {
       progress.Finish();
       PrintError(s);

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "reader/event_window.h"
 #include "reader/targets/formatter.h"
 #include "tools/otlp/otlp_http_exporter.h"
 
@@ -17,11 +18,13 @@ struct DecodeOptions {
   std::string format = "event";  // "event", "perf", "normal", "chrome", "otlp"
   targets::FormatterOptions formatter;
   bool salvage = false;  // deliver what survives, report losses on stderr
-  bool follow = false;   // tail a growing FILE until SIGINT/SIGTERM (tools/commands/decode_follow.h)
+  bool follow = false;  // tail a growing FILE until SIGINT/SIGTERM (tools/commands/decode_follow.h)
   // With an endpoint (format "otlp"): send the requests over OTLP/HTTP; `output` is then
   // written only if it is set.
   OtlpHttpOptions otlp;
-  int jobs = 0;          // threads decoding generations (0: one per core; see DecodingJobs)
+  int jobs = 0;  // threads decoding generations (0: one per core; see DecodingJobs)
+  // Time and process windows (--since, --until, --sid, --pid): reader/event_window.h.
+  reader::EventWindowOptions window;
 };
 
 // Runs the subcommand; returns the exit code (tools/cli/exit_codes.h). Output goes to

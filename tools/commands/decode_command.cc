@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "tools/cli/usage.h"
 #include "tools/commands/decode.h"
 #include "tools/commands/formatter_flags.h"
@@ -12,29 +13,36 @@
 
 ABSL_FLAG(bool, follow, false, "decode: follow a growing FILE until SIGINT/SIGTERM");
 ABSL_FLAG(bool, salvage, false, "decode: skip damaged generations and report the loss");
+ABSL_FLAG(std::string, since, "", "decode: drop the events before TIME (from the start, or UTC)");
+ABSL_FLAG(std::string, until, "", "decode: drop the events after TIME (from the start, or UTC)");
+ABSL_FLAG(std::string, sid, "", "decode: keep the processes whose sid matches PATTERN");
+ABSL_FLAG(int64_t, pid, 0, "decode: keep the process with pid N, and its children");
 
 namespace tracewire::tools {
 namespace {
 
 // The help of `tracewire decode`.
 constexpr char kHelp[] =
-    "usage: tracewire decode [--format=event|perf|normal|chrome|otlp] [--brief] [--git_exact]\n"
-    "                        [--nesting=N] [--evt=1|2|3|4] [--stacks] [--salvage] [--follow]\n"
-    "                        [--jobs=N] FILE|DIR|- [-o OUT]\n"
+    "usage: tracewire decode [--format=event|perf|normal|chrome|otlp|perfetto] [--brief]\n"
+    "                        [--git_exact] [--nesting=N] [--evt=1|2|3|4] [--stacks]\n"
+    "                        [--salvage] [--follow] [--since=TIME] [--until=TIME]\n"
+    "                        [--sid=PATTERN] [--pid=N] [--jobs=N] FILE|DIR|- [-o OUT]\n"
     "       tracewire decode [--format=otlp] --otlp-endpoint=URL [--otlp-header=NAME=VALUE]...\n"
     "                        [--otlp-timeout=D] [--otlp-retry-time=D] FILE|DIR|- [-o OUT]\n"
     "\n"
     "Decodes a trace into one of git's Trace2 formats: EVENT (JSON lines), PERF\n"
-    "(columns) or NORMAL (plain text), or exports it as Chrome Trace Event JSON or\n"
-    "OTLP/JSON. FILE is a trace file, - reads stdin, and DIR reads every trace file of a\n"
-    "directory (one per process, as TRACEWIRE=<dir> writes them) and merges their events\n"
-    "by wall time.\n"
+    "(columns) or NORMAL (plain text), or exports it as Chrome Trace Event JSON,\n"
+    "OTLP/JSON or a Perfetto protobuf trace. FILE is a trace file, - reads stdin, and\n"
+    "DIR reads every trace file of a directory (one per process, as TRACEWIRE=<dir>\n"
+    "writes them) and merges their events by wall time.\n"
     "\n"
     "Flags (--brief, --git_exact, --nesting, --evt and --stacks set options of some\n"
     "formats only; given with another format, they are a usage error):\n"
     "  --format=F   output format: event (default), perf, normal, chrome (Chrome Trace\n"
     "               Event JSON for Perfetto, DevTools and speedscope) or otlp\n"
-    "               (OTLP/JSON lines, one ExportTraceServiceRequest per process)\n"
+    "               (OTLP/JSON lines, one ExportTraceServiceRequest per process) or\n"
+    "               perfetto (a Perfetto protobuf trace for the Perfetto UI and its\n"
+    "               trace processor; binary: use -o)\n"
     "  --follow     follow a FILE that is still being written (like tail -f): write\n"
     "               each generation's events as soon as it is complete; stop on\n"
     "               SIGINT or SIGTERM\n"
@@ -59,6 +67,13 @@ constexpr char kHelp[] =
     "               DWARF line tables when this machine has their files (not a git key)\n"
     "  --salvage    do not stop at damage: decode every complete generation that\n"
     "               validates, skip the others, and report the loss on stderr\n"
+    "  --since=TIME, --until=TIME   keep only the events from/until TIME: a\n"
+    "               duration from the trace's start (2.5s, 250ms, 1m30s) or a UTC time\n"
+    "               (2026-11-22T02:00:00.25Z); regions open at an edge are cut there\n"
+    "               (entered again at --since, left at --until)\n"
+    "  --sid=PATTERN  keep the processes one of whose sid components (its own or a\n"
+    "               parent's) matches the glob PATTERN: a process and its children\n"
+    "  --pid=N      keep the process with pid N (from its sid) and its children\n"
     "  --jobs=N     decode generations on N threads (default 0: one per core; 1:\n"
     "               serial); the output is the same for every N\n"
     "  -o OUT       write to OUT instead of stdout\n"
@@ -99,11 +114,31 @@ int RunDecodeCommand(const Command& command, const CommandLine& line) {
   if (const absl::Status applies = CheckFormatterFlagsApply(line, options.format); !applies.ok()) {
     return UsageError(command, applies.message());
   }
+  for (const auto& [flag, edge] :
+       {std::pair{"since", &options.window.since}, std::pair{"until", &options.window.until}}) {
+    if (!line.Has(flag)) continue;
+    absl::StatusOr<reader::WindowTime> t = reader::ParseWindowTime(
+        absl::GetFlag(std::string(flag) == "since" ? FLAGS_since : FLAGS_until));
+    if (!t.ok()) return UsageError(command, absl::StrCat("--", flag, ": ", t.status().message()));
+    *edge = *t;
+  }
+  options.window.sid_pattern = absl::GetFlag(FLAGS_sid);
+  if (line.Has("sid") && options.window.sid_pattern.empty()) {
+    return UsageError(command, "--sid needs a PATTERN");
+  }
+  if (line.Has("pid")) {
+    if (absl::GetFlag(FLAGS_pid) <= 0) return UsageError(command, "--pid must be > 0");
+    options.window.pid = absl::GetFlag(FLAGS_pid);
+  }
+  if (options.follow && options.window.active()) {
+    return UsageError(command, "--since, --until, --sid and --pid do not apply to --follow");
+  }
   options.jobs = absl::GetFlag(FLAGS_jobs);
   if (options.jobs < 0) return UsageError(command, "--jobs must be >= 0");
   // A followed trace is decoded as it grows, serially: --jobs would do nothing.
   if (options.follow && line.Has("jobs")) {
-    return UsageError(command, "--jobs does not apply to --follow (a followed trace is decoded serially)");
+    return UsageError(command,
+                      "--jobs does not apply to --follow (a followed trace is decoded serially)");
   }
   return Decode(options);
 }
@@ -117,9 +152,10 @@ const Command& DecodeCommand() {
       .help = kHelp,
       .flags = {FlagOf(FLAGS_format), FlagOf(FLAGS_brief), FlagOf(FLAGS_git_exact),
                 FlagOf(FLAGS_nesting), FlagOf(FLAGS_evt), FlagOf(FLAGS_stacks),
-                FlagOf(FLAGS_salvage), FlagOf(FLAGS_follow), FlagOf(FLAGS_o), FlagOf(FLAGS_jobs),
-                FlagOf(FLAGS_otlp_endpoint), FlagOf(FLAGS_otlp_header), FlagOf(FLAGS_otlp_timeout),
-                FlagOf(FLAGS_otlp_retry_time)},
+                FlagOf(FLAGS_salvage), FlagOf(FLAGS_follow), FlagOf(FLAGS_since),
+                FlagOf(FLAGS_until), FlagOf(FLAGS_sid), FlagOf(FLAGS_pid), FlagOf(FLAGS_o),
+                FlagOf(FLAGS_jobs), FlagOf(FLAGS_otlp_endpoint), FlagOf(FLAGS_otlp_header),
+                FlagOf(FLAGS_otlp_timeout), FlagOf(FLAGS_otlp_retry_time)},
       .run = RunDecodeCommand,
   };
   return *command;

@@ -7,7 +7,8 @@
 #include "absl/strings/str_join.h"
 
 ABSL_FLAG(std::string, format, "event",
-          "decode: output format (event, perf, normal, chrome, otlp); run: perf, normal, event "
+          "decode: output format (event, perf, normal, chrome, otlp, perfetto); run: perf, normal, "
+          "event "
           "(default perf)");
 ABSL_FLAG(bool, brief, false, "decode, run: brief mode (no time and file:line prefixes)");
 ABSL_FLAG(bool, git_exact, false,
@@ -29,14 +30,15 @@ std::string JoinWithAnd(absl::Span<const absl::string_view> words) {
 }  // namespace
 
 absl::Span<const absl::string_view> FormatNames() {
-  static constexpr absl::string_view kNames[] = {"event", "perf", "normal", "chrome", "otlp"};
+  static constexpr absl::string_view kNames[] = {"event", "perf", "normal", "chrome", "otlp",
+                                                  "perfetto"};
   return kNames;
 }
 
 absl::Span<const FormatterFlag> FormatterFlags() {
   // What each formatter of reader/targets reads of targets::FormatterOptions: the git
   // targets (EventTarget, PerfTarget, NormalTarget) have a brief mode and git's own source
-  // positions; nesting, version and stacks are EVENT's; chrome and otlp read no option.
+  // positions; nesting, version and stacks are EVENT's; chrome, otlp and perfetto read no option.
   static const std::vector<FormatterFlag>* const kFlags = new std::vector<FormatterFlag>{
       {"brief", {"event", "perf", "normal"}},
       {"git_exact", {"event", "perf", "normal"}},

@@ -1,0 +1,844 @@
+#include "reader/targets/perfetto/perfetto_target.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/optimization.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "reader/event.h"
+#include "reader/sid_parts.h"
+#include "reader/targets/json_check.h"
+#include "reader/targets/perfetto/perfetto_trace.pb.h"
+#include "reader/targets/perfetto/track_event_encoder.h"
+#include "reader/targets/valid_utf8.h"
+#include "reader/track_model.h"
+
+namespace tracewire::targets {
+namespace {
+
+namespace pb = ::tracewire::perfetto;
+using reader::Event;
+using reader::EventKind;
+
+constexpr int64_t kNoTime = std::numeric_limits<int64_t>::min();
+// Times are clamped to [0, 2^62] ns since the Unix epoch (Perfetto's times are unsigned).
+constexpr int64_t kMaxNs = int64_t{1} << 62;
+// Synthetic pids (for sids without a usable "-P<hex>") start above Linux's pid_max limit.
+constexpr int64_t kSyntheticPidBase = int64_t{1} << 22;
+// tids of the threads other than main (whose tid is the pid): unique in the output.
+constexpr int32_t kSyntheticTidBase = int32_t{1} << 30;
+// Field number and wire type of Trace.packet: each packet is this byte, its length, itself.
+constexpr char kTracePacketTag = (1 << 3) | 2;
+
+constexpr uint32_t kStateCleared = pb::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED;
+constexpr uint32_t kNeedsState = pb::TracePacket::SEQ_NEEDS_INCREMENTAL_STATE;
+
+// The debug annotation names the formatter writes, interned per sequence by index (no
+// hashing on the hot path).
+enum class Arg : uint8_t {
+  kMsg,
+  kRepo,
+  kLeaveMsg,
+  kChildId,
+  kClass,
+  kHook,
+  kCd,
+  kUseShell,
+  kArgv,
+  kPid,
+  kCode,
+  kReady,
+  kExe,
+  kSigno,
+  kFmt,
+  kPath,
+  kAncestry,
+  kName,
+  kHierarchy,
+  kAlias,
+  kExecId,
+  kThread,
+  kScope,
+  kParam,
+  kValue,
+  kWorktree,
+  kNesting,
+  kWireType,
+  kBytes,
+  kCount,
+};
+constexpr absl::string_view kArgNames[] = {
+    "msg",      "repo",     "leave_msg", "child_id",  "class",   "hook",   "cd",    "use_shell",
+    "argv",     "pid",      "code",      "ready",     "exe",     "signo",  "fmt",   "path",
+    "ancestry", "name",     "hierarchy", "alias",     "exec_id", "thread", "scope", "param",
+    "value",    "worktree", "nesting",   "wire_type", "bytes",
+};
+static_assert(std::size(kArgNames) == static_cast<size_t>(Arg::kCount));
+
+// One interning table of a sequence: string -> iid (from 1).
+struct InternTable {
+  absl::flat_hash_map<std::string, uint64_t> ids;
+  // A cache in front of `ids`, picked by the address of the text: the reader's strings
+  // live in its tables, so a name seen again usually comes from the same address. An
+  // entry is used only if its text equals the one looked up.
+  struct Recent {
+    std::string text;
+    uint64_t iid = 0;  // 0: empty
+  };
+  static constexpr size_t kRecent = 64;
+  std::array<Recent, kRecent> recent;
+};
+
+// A packet sequence: one per thread.
+struct Sequence {
+  uint32_t id = 0;         // trusted_packet_sequence_id
+  bool started = false;    // its first packet (clearing the state) is written
+  int64_t clock_ns = 0;    // the incremental clock's last value
+  InternTable names;       // EventName
+  InternTable categories;  // EventCategory
+  // DebugAnnotationName: iid of each Arg (0: not yet interned), and the count so far.
+  std::array<uint64_t, static_cast<size_t>(Arg::kCount)> arg_iids = {};
+  uint64_t annotation_names = 0;
+};
+
+// A timeline whose times strictly increase: a thread, or a lane of a children track.
+struct Track {
+  uint64_t uuid = 0;
+  int64_t last_ns = kNoTime;
+};
+
+struct Thread {
+  Track track;
+  uint32_t process = 0;
+  int32_t tid = 0;
+  std::string name;
+  Sequence sequence;
+};
+
+struct Process {
+  std::string sid;
+  uint64_t uuid = 0;
+  int32_t pid = 0;
+  std::string exe;      // basename of start's argv[0]
+  std::string command;  // cmd_name
+  std::vector<std::string> argv;
+  std::string shown_name;
+  bool described = false;
+  int64_t last_ns = kNoTime;
+  std::vector<Track> lanes;  // children tracks, by lane
+};
+
+// An open region's data for its end (indexed by slot).
+struct RegionSlice {
+  std::optional<std::string> msg;
+};
+
+// A running child process (indexed by slot).
+struct ChildSlice {
+  int64_t begin_ns = 0;
+  uint32_t thread = 0;  // the thread that started it (its packets go on its sequence)
+  std::string name;
+  std::string child_class;
+  std::optional<std::string> hook;
+  std::optional<std::string> cd;
+  bool use_shell = false;
+  std::vector<std::string> argv;
+};
+
+// A flow from a child slice to its child process (by the track model's link id).
+struct Flow {
+  bool finished = false;  // both ends written
+  // The child process's first event: (thread, ns).
+  std::optional<std::pair<uint32_t, int64_t>> child_start;
+};
+
+absl::string_view Basename(absl::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == absl::string_view::npos ? path : path.substr(slash + 1);
+}
+
+bool IsProcessLifeEvent(EventKind kind) {
+  return kind == EventKind::kVersion || kind == EventKind::kStart || kind == EventKind::kExit ||
+         kind == EventKind::kAtexit || kind == EventKind::kSignal;
+}
+
+std::optional<std::string> CopyOptional(const std::optional<absl::string_view>& value) {
+  if (!value.has_value()) return std::nullopt;
+  return std::string(*value);
+}
+
+class PerfettoFormatter : public Formatter, public reader::TrackListener {
+ public:
+  void Write(const Event& e, std::string* out) override;
+  void Finish(std::string* out) override;
+
+  // The track model's callbacks (reader/track_model.h); they write to out_.
+  void OnProcessBegin(const reader::ProcessTrack& process, const Event& first);
+  void OnSliceBegin(const reader::Slice& slice, const Event& e);
+  void OnSliceEnd(const reader::Slice& slice, const reader::SliceEnding& end);
+  void OnEvent(const Event& e, const reader::EventTracks& at);
+
+ private:
+  static int64_t Tick(Track& track, int64_t ns) {
+    if (track.last_ns != kNoTime && ns <= track.last_ns) ns = track.last_ns + 1;
+    track.last_ns = ns;
+    return ns;
+  }
+  int32_t AssignPid(absl::string_view sid);
+
+  // Starts a track event packet in encoder_ on `thread`'s sequence (writing the
+  // sequence's first packet first if needed), of `type` on `track_uuid` (0: the thread's),
+  // timed `ns` on the sequence's incremental clock (which must not go back).
+  void StartEvent(Thread& thread, int64_t ns, pb::TrackEvent::Type type, uint64_t track_uuid = 0);
+  // The same with an absolute REALTIME time (for packets out of the sequence's time order).
+  void StartAbsoluteEvent(Thread& thread, int64_t ns, pb::TrackEvent::Type type,
+                          uint64_t track_uuid);
+  // Appends the event packet to out_.
+  void EndEvent() { encoder_.End(out_); }
+  // Starts packet_ (a descriptor) on `thread`'s sequence at REALTIME `ns`.
+  void StartDescriptor(Thread& thread, int64_t ns);
+  // Writes the sequence's first packet: it clears the incremental state and sets the
+  // defaults and the clocks.
+  void StartSequence(Thread& thread, int64_t ns);
+  // Appends packet_ to out_.
+  void EmitPacket();
+
+  // The iid of `text` in `table` of the current sequence; a new one is added to the
+  // packet's interned data through `add`.
+  template <typename AddEntry>
+  uint64_t Intern(InternTable& table, absl::string_view text, AddEntry add);
+  uint64_t NameIid(absl::string_view name);
+  uint64_t CategoryIid(absl::string_view category);
+  uint64_t AnnotationIid(Arg arg);
+  void StrArg(Arg name, absl::string_view value);
+  void IntArg(Arg name, int64_t value);
+  void UintArg(Arg name, uint64_t value);
+  template <typename List>
+  void ListArg(Arg name, const List& list);
+  void SetNameAndCategory(absl::string_view name, absl::string_view category);
+
+  void DescribeProcess(Process& p, Thread& on);
+  void DescribeThread(Thread& t, const Process& p, int64_t ns);
+  Track& LaneTrack(Process& p, uint32_t lane, Thread& on, int64_t ns);
+  uint64_t CounterTrack(Process& p, Thread& on, const std::string& name,
+                        pb::CounterDescriptor::Unit unit, int64_t ns);
+  void NameProcess(Process& p, Thread& on);
+
+  void Instant(const Event& e, Process& p, Thread& t, int64_t ns);
+  void Counter(const Event& e, Process& p, Thread& t, int64_t ns);
+  void EndChild(Process& p, const reader::Slice& slice, int64_t ns, const Event* e);
+  // Notes the first event of the child process of link `link` (on `thread` at `ns`): the
+  // flow's end, written with the child slice.
+  void ChildProcessStarted(uint32_t link, uint32_t thread, int64_t ns);
+  // Writes the end of flow `link`: a "spawned" instant on `thread` at `ns`.
+  void WriteFlowEnd(uint32_t link, uint32_t thread, int64_t ns);
+  Flow& FlowFor(uint32_t link) {
+    if (flows_.size() < link) flows_.resize(link);
+    return flows_[link - 1];
+  }
+
+  // Nanoseconds of `t` since the Unix epoch, clamped to [0, kMaxNs].
+  static int64_t Ns(absl::Time t) {
+    return std::clamp(absl::ToInt64Nanoseconds(t - absl::UnixEpoch()), int64_t{0}, kMaxNs);
+  }
+
+  reader::TrackModel model_;
+  std::string* out_ = nullptr;
+  int64_t now_ns_ = 0;
+  reader::EventTracks at_;
+  std::vector<Process> processes_;
+  std::vector<Thread> threads_;
+  std::vector<RegionSlice> regions_;
+  std::vector<ChildSlice> children_;
+  std::vector<Flow> flows_;
+  absl::flat_hash_set<int64_t> used_pids_;
+  int64_t next_synthetic_pid_ = kSyntheticPidBase;
+  int32_t next_synthetic_tid_ = kSyntheticTidBase;
+  uint64_t next_uuid_ = 1;
+  absl::flat_hash_map<std::string, uint64_t> counter_tracks_;  // "<process>|<name>" -> uuid
+
+  Sequence* sequence_ = nullptr;  // the sequence of the packet being built
+  TrackEventEncoder encoder_;     // track event packets
+  pb::TracePacket packet_;        // the other packets (descriptors, the sequences' first)
+  std::string scratch_;
+};
+
+int32_t PerfettoFormatter::AssignPid(absl::string_view sid) {
+  std::optional<uint32_t> pid = reader::PidFromSidComponent(reader::SidLastComponent(sid));
+  int64_t chosen;
+  if (pid.has_value() && *pid != 0 && *pid < kSyntheticPidBase && !used_pids_.contains(*pid)) {
+    chosen = *pid;
+  } else {
+    while (used_pids_.contains(next_synthetic_pid_)) ++next_synthetic_pid_;
+    chosen = next_synthetic_pid_++;
+  }
+  used_pids_.insert(chosen);
+  return static_cast<int32_t>(chosen);
+}
+
+void PerfettoFormatter::StartSequence(Thread& thread, int64_t ns) {
+  Sequence& seq = thread.sequence;
+  seq.started = true;
+  seq.clock_ns = ns;
+  packet_.Clear();
+  packet_.set_trusted_packet_sequence_id(seq.id);
+  packet_.set_sequence_flags(kStateCleared);
+  packet_.set_first_packet_on_sequence(true);
+  packet_.set_timestamp(static_cast<uint64_t>(ns));
+  packet_.set_timestamp_clock_id(kPerfettoClockRealtime);
+  pb::TracePacketDefaults* defaults = packet_.mutable_trace_packet_defaults();
+  defaults->set_timestamp_clock_id(kPerfettoSequenceClock);
+  defaults->mutable_track_event_defaults()->set_track_uuid(thread.track.uuid);
+  pb::ClockSnapshot* snapshot = packet_.mutable_clock_snapshot();
+  snapshot->set_primary_trace_clock(kPerfettoClockRealtime);
+  pb::ClockSnapshot::Clock* realtime = snapshot->add_clocks();
+  realtime->set_clock_id(kPerfettoClockRealtime);
+  realtime->set_timestamp(static_cast<uint64_t>(ns));
+  pb::ClockSnapshot::Clock* incremental = snapshot->add_clocks();
+  incremental->set_clock_id(kPerfettoSequenceClock);
+  incremental->set_timestamp(static_cast<uint64_t>(ns));
+  incremental->set_is_incremental(true);
+  incremental->set_unit_multiplier_ns(1);
+  EmitPacket();
+}
+
+void PerfettoFormatter::StartEvent(Thread& thread, int64_t ns, pb::TrackEvent::Type type,
+                                   uint64_t track_uuid) {
+  Sequence& seq = thread.sequence;
+  if (!seq.started) StartSequence(thread, ns);
+  sequence_ = &seq;
+  encoder_.Begin(seq.id, kNeedsState, static_cast<uint64_t>(ns - seq.clock_ns), 0);
+  seq.clock_ns = ns;
+  encoder_.Type(type);
+  if (track_uuid != 0) encoder_.TrackUuid(track_uuid);
+}
+
+void PerfettoFormatter::StartAbsoluteEvent(Thread& thread, int64_t ns, pb::TrackEvent::Type type,
+                                           uint64_t track_uuid) {
+  Sequence& seq = thread.sequence;
+  if (!seq.started) StartSequence(thread, ns);
+  sequence_ = &seq;
+  encoder_.Begin(seq.id, kNeedsState, static_cast<uint64_t>(ns), kPerfettoClockRealtime);
+  encoder_.Type(type);
+  encoder_.TrackUuid(track_uuid);
+}
+
+void PerfettoFormatter::StartDescriptor(Thread& thread, int64_t ns) {
+  Sequence& seq = thread.sequence;
+  if (!seq.started) StartSequence(thread, ns);
+  packet_.Clear();
+  packet_.set_trusted_packet_sequence_id(seq.id);
+  packet_.set_sequence_flags(kNeedsState);
+  packet_.set_timestamp(static_cast<uint64_t>(ns));
+  packet_.set_timestamp_clock_id(kPerfettoClockRealtime);
+}
+
+void PerfettoFormatter::EmitPacket() {
+  const size_t size = packet_.ByteSizeLong();
+  std::string& out = *out_;
+  out.push_back(kTracePacketTag);
+  AppendVarint(size, &out);
+  const size_t at = out.size();
+  out.resize(at + size);
+  packet_.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(out.data() + at));
+}
+
+template <typename AddEntry>
+uint64_t PerfettoFormatter::Intern(InternTable& table, absl::string_view text, AddEntry add) {
+  InternTable::Recent& recent =
+      table.recent[(reinterpret_cast<uintptr_t>(text.data()) >> 3) % InternTable::kRecent];
+  if (ABSL_PREDICT_TRUE(recent.iid != 0 && recent.text == text)) return recent.iid;
+  uint64_t iid;
+  auto it = table.ids.find(text);
+  if (ABSL_PREDICT_TRUE(it != table.ids.end())) {
+    iid = it->second;
+  } else {
+    iid = table.ids.size() + 1;
+    table.ids.emplace(std::string(text), iid);
+    add(iid, ValidUtf8(text, &scratch_));
+  }
+  recent.text.assign(text.data(), text.size());
+  recent.iid = iid;
+  return iid;
+}
+
+void PerfettoFormatter::SetNameAndCategory(absl::string_view name, absl::string_view category) {
+  encoder_.NameIid(Intern(sequence_->names, name, [this](uint64_t iid, absl::string_view text) {
+    encoder_.InternName(iid, text);
+  }));
+  if (category.empty()) return;
+  encoder_.CategoryIid(
+      Intern(sequence_->categories, category,
+             [this](uint64_t iid, absl::string_view text) { encoder_.InternCategory(iid, text); }));
+}
+
+uint64_t PerfettoFormatter::AnnotationIid(Arg arg) {
+  uint64_t& iid = sequence_->arg_iids[static_cast<size_t>(arg)];
+  if (ABSL_PREDICT_FALSE(iid == 0)) {
+    iid = ++sequence_->annotation_names;
+    encoder_.InternAnnotationName(iid, kArgNames[static_cast<size_t>(arg)]);
+  }
+  return iid;
+}
+
+void PerfettoFormatter::StrArg(Arg name, absl::string_view value) {
+  encoder_.StringArg(AnnotationIid(name), ValidUtf8(value, &scratch_));
+}
+
+void PerfettoFormatter::IntArg(Arg name, int64_t value) {
+  encoder_.IntArg(AnnotationIid(name), value);
+}
+
+void PerfettoFormatter::UintArg(Arg name, uint64_t value) {
+  encoder_.UintArg(AnnotationIid(name), value);
+}
+
+template <typename List>
+void PerfettoFormatter::ListArg(Arg name, const List& list) {
+  encoder_.BeginArray(AnnotationIid(name));
+  for (const auto& item : list) encoder_.ArrayItem(ValidUtf8(item, &scratch_));
+  encoder_.EndArray();
+}
+
+void PerfettoFormatter::DescribeProcess(Process& p, Thread& on) {
+  StartDescriptor(on, std::max<int64_t>(now_ns_, 0));
+  pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
+  d->set_uuid(p.uuid);
+  pb::ProcessDescriptor* process = d->mutable_process();
+  process->set_pid(p.pid);
+  process->set_process_name(p.shown_name);
+  for (const std::string& arg : p.argv) process->add_cmdline(arg);
+  EmitPacket();
+  p.described = true;
+}
+
+void PerfettoFormatter::NameProcess(Process& p, Thread& on) {
+  std::string name = p.exe;
+  if (!p.command.empty()) absl::StrAppend(&name, name.empty() ? "" : " ", p.command);
+  if (name.empty()) name = "process";
+  if (name == p.shown_name && p.described) return;
+  p.shown_name = std::move(name);
+  DescribeProcess(p, on);
+}
+
+void PerfettoFormatter::DescribeThread(Thread& t, const Process& p, int64_t ns) {
+  StartDescriptor(t, ns);
+  pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
+  d->set_uuid(t.track.uuid);
+  d->set_parent_uuid(p.uuid);
+  pb::ThreadDescriptor* thread = d->mutable_thread();
+  thread->set_pid(p.pid);
+  thread->set_tid(t.tid);
+  thread->set_thread_name(t.name);
+  EmitPacket();
+}
+
+Track& PerfettoFormatter::LaneTrack(Process& p, uint32_t lane, Thread& on, int64_t ns) {
+  if (lane < p.lanes.size()) return p.lanes[lane];
+  const size_t index = p.lanes.size();  // lanes are taken lowest free first
+  Track& track = p.lanes.emplace_back();
+  track.uuid = next_uuid_++;
+  StartDescriptor(on, ns);
+  pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
+  d->set_uuid(track.uuid);
+  d->set_parent_uuid(p.uuid);
+  d->set_name(index == 0 ? std::string("children") : absl::StrCat("children ", index + 1));
+  EmitPacket();
+  return track;
+}
+
+uint64_t PerfettoFormatter::CounterTrack(Process& p, Thread& on, const std::string& name,
+                                         pb::CounterDescriptor::Unit unit, int64_t ns) {
+  const std::string key = absl::StrCat(p.uuid, "|", name);
+  auto it = counter_tracks_.find(key);
+  if (it != counter_tracks_.end()) return it->second;
+  const uint64_t uuid = next_uuid_++;
+  counter_tracks_.emplace(key, uuid);
+  StartDescriptor(on, ns);
+  pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
+  d->set_uuid(uuid);
+  d->set_parent_uuid(p.uuid);
+  d->set_name(std::string(ValidUtf8(name, &scratch_)));
+  d->mutable_counter()->set_unit(unit);
+  EmitPacket();
+  return uuid;
+}
+
+void PerfettoFormatter::OnProcessBegin(const reader::ProcessTrack& process, const Event& first) {
+  Process& p = processes_.emplace_back();
+  p.sid = process.sid;
+  p.pid = AssignPid(process.sid);
+  p.uuid = next_uuid_++;
+  p.shown_name = "process";
+  // Described on its first thread's sequence (OnSliceBegin of that thread's lifetime).
+}
+
+void PerfettoFormatter::OnSliceBegin(const reader::Slice& slice, const Event& e) {
+  switch (slice.kind) {
+    case reader::SliceKind::kThread: {
+      Process& p = processes_[slice.process];
+      if (threads_.size() <= slice.thread) threads_.resize(slice.thread + 1);
+      Thread& t = threads_[slice.thread];
+      t.process = slice.process;
+      t.track.uuid = next_uuid_++;
+      t.tid = e.thread_id == 0 ? p.pid : next_synthetic_tid_++;
+      t.name = std::string(ValidUtf8(e.thread_name, &scratch_));
+      t.sequence.id = slice.thread + 1;
+      const int64_t ns = std::max<int64_t>(now_ns_, 0);
+      if (!p.described) DescribeProcess(p, t);
+      DescribeThread(t, p, ns);
+      return;
+    }
+    case reader::SliceKind::kRegion: {
+      Thread& t = threads_[slice.thread];
+      StartEvent(t, Tick(t.track, now_ns_), pb::TrackEvent::TYPE_SLICE_BEGIN);
+      SetNameAndCategory(e.label.empty() ? absl::string_view("region") : e.label, e.category);
+      if (regions_.size() <= slice.slot) regions_.resize(slice.slot + 1);
+      RegionSlice& region = regions_[slice.slot];
+      region.msg.reset();
+      if (e.msg.has_value()) {
+        StrArg(Arg::kMsg, *e.msg);
+        region.msg = std::string(*e.msg);
+      }
+      if (e.repo.has_value()) IntArg(Arg::kRepo, *e.repo);
+      EndEvent();
+      return;
+    }
+    case reader::SliceKind::kChild: {
+      Process& p = processes_[slice.process];
+      Track& lane = LaneTrack(p, slice.depth, threads_[slice.thread], now_ns_);
+      if (children_.size() <= slice.slot) children_.resize(slice.slot + 1);
+      ChildSlice& child = children_[slice.slot];
+      child.begin_ns = Tick(lane, now_ns_);
+      child.thread = slice.thread;
+      child.name = absl::StrCat(
+          "child ", e.is_git_command
+                        ? absl::string_view("git")
+                        : (e.argv.empty() ? absl::string_view("?") : Basename(e.argv.front())));
+      child.child_class = std::string(e.child_class);
+      child.hook = CopyOptional(e.hook_name);
+      child.cd = CopyOptional(e.cd);
+      child.use_shell = e.use_shell;
+      child.argv.clear();
+      if (e.is_git_command) child.argv.emplace_back("git");
+      for (absl::string_view arg : e.argv) child.argv.emplace_back(arg);
+      return;
+    }
+    case reader::SliceKind::kExec:
+      return;  // execs are instants
+  }
+}
+
+void PerfettoFormatter::OnSliceEnd(const reader::Slice& slice, const reader::SliceEnding& end) {
+  const Event* leave = end.cause == reader::SliceEnd::kEndEvent ? end.event : nullptr;
+  switch (slice.kind) {
+    case reader::SliceKind::kRegion: {
+      Thread& t = threads_[slice.thread];
+      StartEvent(t, Tick(t.track, now_ns_), pb::TrackEvent::TYPE_SLICE_END);
+      const RegionSlice& region = regions_[slice.slot];
+      if (leave != nullptr && leave->msg.has_value() &&
+          (!region.msg.has_value() || *region.msg != *leave->msg)) {
+        StrArg(Arg::kLeaveMsg, *leave->msg);
+      }
+      EndEvent();
+      return;
+    }
+    case reader::SliceKind::kChild:
+      EndChild(processes_[slice.process], slice, now_ns_, leave);
+      return;
+    case reader::SliceKind::kThread:
+    case reader::SliceKind::kExec:
+      return;
+  }
+}
+
+void PerfettoFormatter::EndChild(Process& p, const reader::Slice& slice, int64_t ns,
+                                 const Event* e) {
+  const ChildSlice& child = children_[slice.slot];
+  Track& lane = p.lanes[slice.depth];
+  const int64_t end = Tick(lane, ns);
+  Thread& on = threads_[child.thread];
+  StartAbsoluteEvent(on, child.begin_ns, pb::TrackEvent::TYPE_SLICE_BEGIN, lane.uuid);
+  SetNameAndCategory(child.name, "process");
+  UintArg(Arg::kChildId, slice.id);
+  StrArg(Arg::kClass, child.child_class);
+  if (child.hook.has_value()) StrArg(Arg::kHook, *child.hook);
+  if (child.cd.has_value()) StrArg(Arg::kCd, *child.cd);
+  encoder_.BoolArg(AnnotationIid(Arg::kUseShell), child.use_shell);
+  ListArg(Arg::kArgv, child.argv);
+  if (e != nullptr) {
+    IntArg(Arg::kPid, e->pid);
+    if (e->kind == EventKind::kChildExit) {
+      IntArg(Arg::kCode, e->code);
+    } else {
+      StrArg(Arg::kReady, e->ready);
+    }
+  }
+  // A flow needs both ends: the child process's first event has been seen (it comes
+  // before the child's exit unless the clocks disagree) and not yet joined.
+  Flow* flow = slice.link == reader::kNoIndex ? nullptr : &FlowFor(slice.link);
+  const bool joins = flow != nullptr && !flow->finished && flow->child_start.has_value();
+  if (joins) encoder_.FlowId(slice.link);
+  EndEvent();
+  StartAbsoluteEvent(on, end, pb::TrackEvent::TYPE_SLICE_END, lane.uuid);
+  EndEvent();
+  if (joins) {
+    flow->finished = true;
+    const auto [thread, at] = *flow->child_start;
+    WriteFlowEnd(slice.link, thread, at);
+  }
+}
+
+void PerfettoFormatter::ChildProcessStarted(uint32_t link, uint32_t thread, int64_t ns) {
+  Flow& flow = FlowFor(link);
+  if (!flow.child_start.has_value()) flow.child_start = std::make_pair(thread, ns);
+}
+
+void PerfettoFormatter::WriteFlowEnd(uint32_t link, uint32_t thread, int64_t ns) {
+  StartAbsoluteEvent(threads_[thread], ns, pb::TrackEvent::TYPE_INSTANT,
+                     threads_[thread].track.uuid);
+  SetNameAndCategory("spawned", "process");
+  encoder_.TerminatingFlowId(link);
+  EndEvent();
+}
+
+void PerfettoFormatter::Counter(const Event& e, Process& p, Thread& t, int64_t ns) {
+  std::string name = absl::StrCat(e.category, "/", e.label);
+  if (e.kind == EventKind::kThTimer || e.kind == EventKind::kThCounter) {
+    absl::StrAppend(&name, " (", e.thread_name, ")");
+  }
+  const int64_t ts = Tick(t.track, ns);
+  const auto value = [&](const std::string& track_name, pb::CounterDescriptor::Unit unit,
+                         int64_t v) {
+    const uint64_t uuid = CounterTrack(p, t, track_name, unit, ts);
+    StartEvent(t, ts, pb::TrackEvent::TYPE_COUNTER, uuid);
+    encoder_.CounterValue(v);
+    EndEvent();
+  };
+  if (e.kind == EventKind::kTimer || e.kind == EventKind::kThTimer) {
+    // Seconds to nanoseconds; non-finite values (only a hostile trace has them) count 0.
+    const auto ns_of = [](double seconds) -> int64_t {
+      const double v = seconds * 1e9;
+      return std::isfinite(v) && std::fabs(v) < 9e18 ? static_cast<int64_t>(std::llround(v)) : 0;
+    };
+    value(absl::StrCat(name, " intervals"), pb::CounterDescriptor::UNIT_COUNT,
+          static_cast<int64_t>(std::min<uint64_t>(e.intervals, INT64_MAX)));
+    value(absl::StrCat(name, " t_total"), pb::CounterDescriptor::UNIT_TIME_NS, ns_of(e.t_total));
+    value(absl::StrCat(name, " t_min"), pb::CounterDescriptor::UNIT_TIME_NS, ns_of(e.t_min));
+    value(absl::StrCat(name, " t_max"), pb::CounterDescriptor::UNIT_TIME_NS, ns_of(e.t_max));
+  } else {
+    value(name, pb::CounterDescriptor::UNIT_COUNT,
+          static_cast<int64_t>(std::min<uint64_t>(e.count, INT64_MAX)));
+  }
+}
+
+void PerfettoFormatter::Instant(const Event& e, Process& p, Thread& t, int64_t ns) {
+  absl::string_view name = reader::EventKindName(e.kind);
+  absl::string_view cat = IsProcessLifeEvent(e.kind) ? "process" : "trace2";
+  uint64_t track = 0;  // the thread's (the sequence's default)
+  switch (e.kind) {
+    case EventKind::kData:
+    case EventKind::kDataJson:
+      if (!e.label.empty()) name = e.label;
+      cat = e.category;
+      break;
+    case EventKind::kPrintf:
+      cat = "printf";
+      break;
+    case EventKind::kError:
+      cat = "error";
+      track = p.uuid;  // process scope
+      break;
+    default:
+      break;
+  }
+  StartEvent(t, Tick(t.track, ns), pb::TrackEvent::TYPE_INSTANT, track);
+  SetNameAndCategory(name, cat);
+  switch (e.kind) {
+    case EventKind::kVersion:
+      StrArg(Arg::kExe, e.exe);
+      break;
+    case EventKind::kStart:
+      ListArg(Arg::kArgv, e.argv);
+      break;
+    case EventKind::kExit:
+    case EventKind::kAtexit:
+      IntArg(Arg::kCode, e.code);
+      break;
+    case EventKind::kSignal:
+      UintArg(Arg::kSigno, e.signo);
+      break;
+    case EventKind::kError:
+      if (e.msg.has_value()) StrArg(Arg::kMsg, *e.msg);
+      if (e.fmt.has_value()) StrArg(Arg::kFmt, *e.fmt);
+      break;
+    case EventKind::kPrintf:
+      if (e.msg.has_value()) StrArg(Arg::kMsg, *e.msg);
+      break;
+    case EventKind::kCmdPath:
+      StrArg(Arg::kPath, e.cmd_path);
+      break;
+    case EventKind::kCmdAncestry:
+      ListArg(Arg::kAncestry, e.ancestry);
+      break;
+    case EventKind::kCmdName:
+      StrArg(Arg::kName, e.cmd_name);
+      if (e.cmd_hierarchy.has_value()) StrArg(Arg::kHierarchy, *e.cmd_hierarchy);
+      break;
+    case EventKind::kCmdMode:
+      StrArg(Arg::kName, e.cmd_mode);
+      break;
+    case EventKind::kAlias:
+      StrArg(Arg::kAlias, e.alias);
+      ListArg(Arg::kArgv, e.argv);
+      break;
+    case EventKind::kChildExit:
+    case EventKind::kChildReady:
+      UintArg(Arg::kChildId, e.child_id);
+      IntArg(Arg::kPid, e.pid);
+      if (e.kind == EventKind::kChildExit) {
+        IntArg(Arg::kCode, e.code);
+      } else {
+        StrArg(Arg::kReady, e.ready);
+      }
+      break;
+    case EventKind::kExec:
+      UintArg(Arg::kExecId, e.exec_id);
+      if (e.exec_exe.has_value()) StrArg(Arg::kExe, *e.exec_exe);
+      ListArg(Arg::kArgv, e.argv);
+      break;
+    case EventKind::kExecResult:
+      UintArg(Arg::kExecId, e.exec_id);
+      IntArg(Arg::kCode, e.code);
+      break;
+    case EventKind::kThreadStart:
+    case EventKind::kThreadExit:
+      StrArg(Arg::kThread, e.thread_name);
+      break;
+    case EventKind::kDefParam:
+      StrArg(Arg::kScope, e.param_scope);
+      StrArg(Arg::kParam, e.param);
+      if (e.param_value.has_value()) StrArg(Arg::kValue, *e.param_value);
+      break;
+    case EventKind::kDefRepo:
+      if (e.repo.has_value()) IntArg(Arg::kRepo, *e.repo);
+      StrArg(Arg::kWorktree, e.worktree);
+      break;
+    case EventKind::kData:
+    case EventKind::kDataJson:
+      if (e.value_kind == reader::ValueKind::kInt) {
+        IntArg(Arg::kValue, e.value_int);
+      } else if (e.value_kind == reader::ValueKind::kJson && IsJsonText(e.value_string)) {
+        encoder_.JsonArg(AnnotationIid(Arg::kValue), e.value_string);
+      } else {
+        StrArg(Arg::kValue, e.value_string);
+      }
+      IntArg(Arg::kNesting, e.nesting);
+      if (e.repo.has_value()) IntArg(Arg::kRepo, *e.repo);
+      break;
+    case EventKind::kExperimental:
+      IntArg(Arg::kWireType, e.wire_type);
+      IntArg(Arg::kBytes, static_cast<int64_t>(e.experimental_data.size()));
+      break;
+    default:
+      break;
+  }
+  EndEvent();
+}
+
+void PerfettoFormatter::OnEvent(const Event& e, const reader::EventTracks& at) {
+  Process& p = processes_[at.process];
+  Thread& t = threads_[at.thread];
+  at_ = at;
+  p.last_ns = std::max(p.last_ns, now_ns_);
+  switch (e.kind) {
+    case EventKind::kRegionEnter:
+    case EventKind::kRegionLeave:
+    case EventKind::kChildStart:
+      return;  // slices
+    case EventKind::kChildExit:
+    case EventKind::kChildReady:
+      if (at.slice_ended) return;
+      break;  // its child_start came before the output started: an instant
+    case EventKind::kTimer:
+    case EventKind::kThTimer:
+    case EventKind::kCounter:
+    case EventKind::kThCounter:
+      Counter(e, p, t, now_ns_);
+      return;
+    case EventKind::kStart:
+      if (!e.argv.empty()) {
+        p.exe = std::string(ValidUtf8(Basename(e.argv.front()), &scratch_));
+        p.argv.clear();
+        for (absl::string_view arg : e.argv) {
+          p.argv.emplace_back(ValidUtf8(arg, &scratch_));
+        }
+        p.described = false;  // the command line is new
+        NameProcess(p, t);
+      }
+      break;
+    case EventKind::kCmdName:
+      p.command = std::string(ValidUtf8(e.cmd_name, &scratch_));
+      NameProcess(p, t);
+      break;
+    default:
+      break;
+  }
+  Instant(e, p, t, now_ns_);
+  if (at.parent_link != reader::kNoIndex) {
+    ChildProcessStarted(at.parent_link, at.thread, t.track.last_ns);
+  }
+}
+
+void PerfettoFormatter::Write(const Event& e, std::string* out) {
+  out_ = out;
+  now_ns_ = Ns(e.time);
+  model_.Add(e, *this);
+  if (e.kind == EventKind::kAtexit || e.kind == EventKind::kSignal) {
+    // The process ends: its children tracks and the thread's regions end here.
+    model_.EndChildren(at_.process, e.time, *this);
+    model_.EndThreadRegions(at_.thread, e.time, *this);
+  }
+}
+
+void PerfettoFormatter::Finish(std::string* out) {
+  out_ = out;
+  for (uint32_t index = 0; index < processes_.size(); ++index) {
+    now_ns_ = std::max<int64_t>(processes_[index].last_ns, 0);
+    const absl::Time last = model_.process(index).last_time;
+    model_.EndChildren(index, last, *this, reader::SliceEnd::kFinish);
+    model_.EndProcess(index, last, *this, reader::SliceEnd::kFinish);
+  }
+  model_ = reader::TrackModel();
+  processes_.clear();
+  threads_.clear();
+  regions_.clear();
+  children_.clear();
+  flows_.clear();
+  used_pids_.clear();
+  counter_tracks_.clear();
+  next_synthetic_pid_ = kSyntheticPidBase;
+  next_synthetic_tid_ = kSyntheticTidBase;
+  next_uuid_ = 1;
+}
+
+}  // namespace
+
+std::unique_ptr<Formatter> MakePerfettoFormatter(const FormatterOptions& options) {
+  return std::make_unique<PerfettoFormatter>();
+}
+
+}  // namespace tracewire::targets
