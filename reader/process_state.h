@@ -55,6 +55,15 @@ struct ProcessState {
   bool StartExec(uint64_t id) { return open_execs.insert(id).second; }
   bool EndExec(uint64_t id) { return open_execs.erase(id) > 0 || !saw_process_start; }
 
+  // After a gap in the process's generation numbers (a generation the writer dropped: a
+  // flight recorder's ring, a runtime past its memory limit): what happened in the missing
+  // generations is unknown, so the next re-statement of open regions is taken as it is, and
+  // children and execs started in them may end later (as in a suffix of the trace).
+  void ForgetAcrossGap() {
+    for (auto& [id, thread] : threads) thread->carried.reset();
+    saw_process_start = false;
+  }
+
   // A deep copy (threads included).
   ProcessState Clone() const {
     ProcessState copy;
