@@ -328,6 +328,68 @@ TEST(FaultTest, FifoNobodyReadsTimesOutAndKeepsWholeGenerations) {
   EXPECT_EQ(KeptSteps(*trace) % 2000, 0);
 }
 
+// A reader that drains the FIFO far slower than the program records (but never stalls long
+// enough for a write timeout): the generation being filled reaches its memory limit (8
+// generation sizes, at least 4 MiB) while the last one is still being written, and is
+// dropped whole. The trace stays valid, skips the dropped generations' numbers, and every
+// step it lacks lies in such a gap; the program runs unchanged and nothing warns.
+TEST(FaultTest, SlowReaderDropsWholeGenerationsPastTheMemoryLimit) {
+  const std::string fifo = TempPath("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  std::string bytes;
+  char buffer[65536];
+  auto drain = [&](size_t at_most) {
+    for (size_t got = 0; got < at_most;) {
+      const ssize_t n = read(reader, buffer, std::min(sizeof(buffer), at_most - got));
+      if (n <= 0) return n == 0;  // 0: end of file (the writer closed)
+      bytes.append(buffer, n);
+      got += n;
+    }
+    return false;
+  };
+  constexpr int64_t kEvents = 1'000'000;
+  RunOptions options;
+  options.args = {absl::StrCat("--events=", kEvents)};
+  options.env = {{"TRACEWIRE", fifo},
+                 {"TRACEWIRE_WRITE_TIMEOUT_MS", "5000"},
+                 {"TRACEWIRE_GENERATION_BYTES", "65536"}};
+  options.on_tick = [&] { drain(sizeof(buffer)); };  // about 6 MB/s
+  const RunResult run = RunProgram(options);
+  ExpectUnchanged(run, kEvents, 1000);
+  EXPECT_EQ(CountWarnings(run.err), 0) << run.err;
+  while (!drain(SIZE_MAX)) usleep(1000);
+  close(reader);
+
+  absl::StatusOr<DecodedTrace> trace = DecodeTrace(bytes);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_TRUE(trace->tail_status.ok()) << trace->tail_status;
+  int gaps = 0;
+  for (size_t i = 1; i < trace->generations.size(); ++i) {
+    EXPECT_GT(trace->generations[i].gen, trace->generations[i - 1].gen);
+    if (trace->generations[i].gen > trace->generations[i - 1].gen + 1) ++gaps;
+  }
+  EXPECT_GT(gaps, 0) << "no generation was dropped: " << bytes.size() << " bytes";
+  // Steps in order; a step missing only where a generation number is.
+  int64_t next = 0;
+  uint64_t previous_gen = 0;
+  for (const DecodedEvent& e : trace->Events("data_int")) {
+    if (e.site.label != "seq") continue;
+    const int64_t seq = format::ZigzagDecode(e.Arg("value"));
+    if (seq != next) {
+      EXPECT_GT(seq, next) << "steps out of order";
+      EXPECT_GT(e.gen, previous_gen + 1)
+          << "steps " << next << ".." << seq - 1 << " missing between generations " << previous_gen
+          << " and " << e.gen << ", which are consecutive";
+    }
+    next = seq + 1;
+    previous_gen = e.gen;
+  }
+  printf("%zu bytes, %zu generations, %d gaps, last step %lld\n", bytes.size(),
+         trace->generations.size(), gaps, static_cast<long long>(next - 1));
+}
+
 // ---- File descriptors -------------------------------------------------------------------
 
 TEST(FaultTest, ClosedFdTargetLeavesTracingOff) {
