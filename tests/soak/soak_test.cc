@@ -235,6 +235,7 @@ struct FileContent {
   std::map<std::string, std::map<uint64_t, SeqRun>> runs;
   uint64_t events = 0;
   std::set<uint64_t> gens;
+  std::set<uint64_t> compressed_gens;  // of those, the ones written compressed
 };
 
 // Reads `path` strictly; every seq run must be in order without a gap inside a generation.
@@ -257,6 +258,10 @@ FileContent ReadTrace(const std::string& path) {
     if (event == nullptr) break;
     ++content.events;
     content.gens.insert(event->gen);
+    const reader::GenerationInfo* generation = (*reader)->generation();
+    if (generation != nullptr && generation->compressed) {
+      content.compressed_gens.insert(event->gen);
+    }
     if (event->kind == EventKind::kStart) {
       content.argv.clear();
       for (absl::string_view arg : event->argv) content.argv.emplace_back(arg);
@@ -490,6 +495,7 @@ TEST(SoakTest, FlightRecorderAndCollectorUnderLoad) {
   EXPECT_LE(dumps.size(), static_cast<size_t>(flight_report.dumps_ok + signals));
   std::map<std::string, std::map<uint64_t, SeqRun>> kept;  // union of the dumps
   std::set<uint64_t> kept_gens;
+  std::set<uint64_t> compressed_gens;
   uint64_t dump_bytes = 0;
   uint64_t dump_events = 0;
   for (const std::string& dump : dumps) {
@@ -498,6 +504,7 @@ TEST(SoakTest, FlightRecorderAndCollectorUnderLoad) {
     dump_bytes += std::filesystem::file_size(dump);
     dump_events += content.events;
     kept_gens.insert(content.gens.begin(), content.gens.end());
+    compressed_gens.insert(content.compressed_gens.begin(), content.compressed_gens.end());
     for (const auto& [thread, runs] : content.runs) {
       for (const auto& [gen, run] : runs) {
         auto [it, fresh] = kept[thread].try_emplace(gen, run);
@@ -631,14 +638,16 @@ TEST(SoakTest, FlightRecorderAndCollectorUnderLoad) {
       stderr,
       "soak: %.0f s; flight recorder: %d threads, RSS %.0f..%.0f KiB after %.0f s of warm-up, "
       "slope %+.0f KB/min (bound %.0f); %zu dumps (%d by API, %d signals sent), %llu bytes, "
-      "%llu events read; %llu events recorded (%.1f M/s), %llu missing, all in the %zu "
-      "generations the ring dropped (of %llu; %d threads' last events among them)\n",
+      "%llu events read, %zu of their %zu generations compressed; %llu events recorded (%.1f "
+      "M/s), %llu missing, all in the %zu generations the ring dropped (of %llu; %d threads' "
+      "last events among them)\n",
       recorded_seconds, kFlightThreads, rss_min, rss_max, absl::ToDoubleSeconds(kWarmUp), slope,
       kMaxRssSlopeKbPerMin, dumps.size(), flight_report.dumps_ok, signals,
       static_cast<unsigned long long>(dump_bytes), static_cast<unsigned long long>(dump_events),
-      static_cast<unsigned long long>(flight_recorded), flight_recorded / minutes / 60 / 1e6,
-      static_cast<unsigned long long>(flight_missing), dropped_gens.size(),
-      static_cast<unsigned long long>(*kept_gens.rbegin()), threads_missing_end);
+      compressed_gens.size(), kept_gens.size(), static_cast<unsigned long long>(flight_recorded),
+      flight_recorded / minutes / 60 / 1e6, static_cast<unsigned long long>(flight_missing),
+      dropped_gens.size(), static_cast<unsigned long long>(*kept_gens.rbegin()),
+      threads_missing_end);
   std::fprintf(stderr,
                "soak: collector: %d incarnations; %zu streaming processes, %zu files (%llu "
                "bytes); cut off (runtime warning): %d by a restart, %d by a write timeout; %llu "
