@@ -224,7 +224,6 @@ void AdvanceGenerationLocked(bool final) {
   if (overflowed) {
     // Its first frames were given back (MaybeRequestAdvance): the trace skips its number.
     finished.Release(s.pool);
-    s.generations_overflowed.fetch_add(1, std::memory_order_relaxed);
     return;
   }
   if (s.flight_ring.enabled()) {

@@ -77,13 +77,6 @@ void GenerationWriter::Keep(GenerationFrames* frames, const CompressionPolicy& c
 bool GenerationWriter::Compress(const GenerationFrames& frames,
                                 const CompressionPolicy& compression) {
   if (!compression.enabled) return false;
-  const bool ok = TryCompress(frames, compression);
-  (ok ? compressed_count_ : uncompressed_count_).fetch_add(1, std::memory_order_relaxed);
-  return ok;
-}
-
-bool GenerationWriter::TryCompress(const GenerationFrames& frames,
-                                   const CompressionPolicy& compression) {
   // A reader rejects a compressed_generation whose content exceeds kMaxGenerationSize.
   if (frames.bytes() > std::min(compression.max_bytes, format::kMaxGenerationSize)) return false;
   if (zstd_ == nullptr) {

@@ -8,7 +8,6 @@
 #include <sys/uio.h>
 #include <zstd.h>
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -61,19 +60,11 @@ class GenerationWriter {
   void Keep(GenerationFrames* frames, const CompressionPolicy& compression, FlightRing& ring,
             BufferPool& pool);
 
-  // Generations compressed, and generations compression was enabled for but that were left
-  // uncompressed (too large, the compression gave way, or zstd failed). For tests and the
-  // soak test's report; any thread may read them.
-  uint64_t compressed() const { return compressed_count_.load(std::memory_order_relaxed); }
-  uint64_t left_uncompressed() const { return uncompressed_count_.load(std::memory_order_relaxed); }
-
  private:
   // Compresses `frames` into compressed_ and encodes the record's head into record_ if
   // `compression` allows; false if not, or if zstd fails (the generation is then written
   // uncompressed).
   bool Compress(const GenerationFrames& frames, const CompressionPolicy& compression);
-  // The same without the counting.
-  bool TryCompress(const GenerationFrames& frames, const CompressionPolicy& compression);
   bool WriteDatagrams(const GenerationFrames& frames, const uint8_t* file_header,
                       size_t file_header_size, Destination& destination);
 
@@ -83,8 +74,6 @@ class GenerationWriter {
   uint8_t record_[1 + 3 * 10] = {};
   size_t record_size_ = 0;
   ZSTD_CCtx* zstd_ = nullptr;
-  std::atomic<uint64_t> compressed_count_{0};
-  std::atomic<uint64_t> uncompressed_count_{0};
 };
 
 // Writes the whole frames in [begin, end) one datagram each. Async-signal-safe.

@@ -78,8 +78,6 @@ struct Session {
   // The generation being filled outgrew GenerationMemoryLimit and its frames were given
   // back: it is dropped whole at its cut (its number is then missing from the trace).
   bool filling_overflowed = false;
-  // Generations dropped so (for tests and the soak test's report).
-  std::atomic<uint64_t> generations_overflowed{0};
 
   // Per-generation tables.
   std::mutex tables_mu;
@@ -180,7 +178,7 @@ void AppendStringsLocked(Session& s, ThreadState* ts);
 
 // The most memory the generation being filled may take (its flushed frames): a generation
 // that outgrows it was not cut in time — the threads record faster than the cuts, the
-// compression or the destination keep up — and is dropped whole, so that memory stays
+// compression or the destination can follow — and is dropped whole, so that memory stays
 // bounded (8 generation size limits, at least 4 MiB, at most half a generation's maximum
 // size).
 uint64_t GenerationMemoryLimit(const Session& s);
