@@ -195,6 +195,9 @@ void AdvanceGenerationLocked(bool final) {
     s.filling = GenerationFrames{};
     overflowed = s.filling_overflowed;
     s.filling_overflowed = false;
+    // A dropped generation shows as a gap only before a later one: a dropped last
+    // generation is followed by one more (re-statements and closing records only).
+    const bool last = final && !overflowed;
 
     // Open the next generation.
     s.interned.clear();
@@ -202,9 +205,9 @@ void AdvanceGenerationLocked(bool final) {
     s.next_site_id = 0;
     s.next_string_id.store(1, std::memory_order_relaxed);
     const uint64_t new_gen = gen + 1;
-    const uint64_t new_word = final ? kClosed : new_gen << 2;
+    const uint64_t new_word = last ? kClosed : new_gen << 2;
     s.filling.gen = new_gen;
-    if (!final) {
+    if (!last) {
       OpenGenerationLocked(s, new_gen);
       for (ThreadState* ts : s.threads) {
         ts->gen.set(new_gen);
@@ -224,6 +227,7 @@ void AdvanceGenerationLocked(bool final) {
   if (overflowed) {
     // Its first frames were given back (MaybeRequestAdvance): the trace skips its number.
     finished.Release(s.pool);
+    if (final) AdvanceGenerationLocked(/*final=*/true);
     return;
   }
   if (s.flight_ring.enabled()) {
