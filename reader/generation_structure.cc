@@ -143,6 +143,7 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
                                     "process's generation numbers must increase",
                                     state->sid, gen.gen, *state->last_gen));
   }
+  if (state->last_gen.has_value() && gen.gen != *state->last_gen + 1) state->ForgetAcrossGap();
   state_ = state;
   state->pid = pa[2];
   state->start_time = pa[3];

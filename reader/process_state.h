@@ -51,11 +51,18 @@ struct ProcessState {
   // read (a suffix of the trace).
   bool StartChild(uint64_t id) { return open_children.insert(id).second; }
   bool EndChild(uint64_t id) { return open_children.erase(id) > 0 || !saw_process_start; }
-  bool ChildReady(uint64_t id) const {
-    return open_children.contains(id) || !saw_process_start;
-  }
+  bool ChildReady(uint64_t id) const { return open_children.contains(id) || !saw_process_start; }
   bool StartExec(uint64_t id) { return open_execs.insert(id).second; }
   bool EndExec(uint64_t id) { return open_execs.erase(id) > 0 || !saw_process_start; }
+
+  // After a gap in the process's generation numbers (a generation the writer dropped: a
+  // flight recorder's ring, a runtime past its memory limit): what happened in the missing
+  // generations is unknown, so the next re-statement of open regions is taken as it is, and
+  // children and execs started in them may end later (as in a suffix of the trace).
+  void ForgetAcrossGap() {
+    for (auto& [id, thread] : threads) thread->carried.reset();
+    saw_process_start = false;
+  }
 
   // A deep copy (threads included).
   ProcessState Clone() const {
@@ -95,6 +102,12 @@ class ProcessStates {
   const ProcessState* Find(absl::string_view sid) const {
     auto it = by_sid_.find(sid);
     return it == by_sid_.end() ? nullptr : it->second.get();
+  }
+
+  // Calls `f(sid)` for every process met (in no particular order).
+  template <typename F>
+  void ForEachSid(F f) const {
+    for (const auto& [sid, state] : by_sid_) f(absl::string_view(sid));
   }
 
   // A deep copy.

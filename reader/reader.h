@@ -119,6 +119,13 @@ class Reader {
   // generation (all the events of one generation have the same sid).
   uint64_t generations_started() const { return generations_started_; }
 
+  // Calls `f(sid)` for every process whose generations were read, a generation without
+  // events included (since the last resynchronisation in salvage mode).
+  template <typename F>
+  void ForEachProcess(F f) const {
+    states_.ForEachSid(f);
+  }
+
   // Salvage mode: what was lost; complete once Next() returned nullptr.
   const LossReport& loss_report() const { return report_; }
 

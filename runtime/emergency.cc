@@ -102,7 +102,10 @@ void EmergencyFlush(int signo) {
   // A generation being written finishes first (its write gives up after the destination's
   // timeout without progress); then take the recorder's locks in the advancer's order, each
   // if it can be had within a short wait, and write without what could not be had.
+  // A compression holding advance_mu gives way to a waiter (see GiveWayFn).
+  s.advance_waiters.fetch_add(1, std::memory_order_relaxed);
   LockedIf advance(s.advance_mu, s.write_timeout_ms + 100);
+  s.advance_waiters.fetch_sub(1, std::memory_order_relaxed);
   const bool flight = s.flight_ring.enabled();
   // A flight recorder dumps its ring first (only with advance_mu: it guards the ring and
   // a dump file another dump may be writing), then the generation being filled.
@@ -116,10 +119,11 @@ void EmergencyFlush(int signo) {
   } end_dump{s, flight};
   LockedIf registry(s.registry_mu, 100);
   LockedIf output(s.output_mu, 100);
-  // Without the generation's frames so far, or without its tables (which the events name),
-  // nothing whole can be written: write nothing rather than a generation cut short (the
-  // open generation is then the loss).
-  if (!output) return;
+  // Without the generation's frames so far (or once they were given back: see
+  // MaybeRequestAdvance), or without its tables (which the events name), nothing whole can
+  // be written: write nothing rather than a generation cut short (the open generation is
+  // then the loss).
+  if (!output || s.filling_overflowed) return;
   LockedIf tables(s.tables_mu, 100);
   if (!tables) return;
   const uint64_t gen = s.filling.gen;

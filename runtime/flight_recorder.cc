@@ -169,7 +169,7 @@ int FlightRecorderDump() {
     return -1;
   }
   if (s.emergency.load()) return -1;
-  std::lock_guard<std::mutex> advance_lock(s.advance_mu);
+  AdvanceLock advance_lock(s);
   // The generation being filled joins the ring first (the threads wait only for this cut).
   AdvanceGenerationLocked(/*final=*/false);
   const bool ok = BeginFlightDumpLocked(s);

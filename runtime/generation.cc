@@ -63,6 +63,14 @@ void AppendClosingRecords(Session& s, uint64_t gen, uint64_t sid_id, uint64_t na
   s.filling.CopyFrame(records, n, s.pool);
 }
 
+// A compression under advance_mu gives way once the next generation has reached its size
+// limit or another thread waits to cut (a dump, the fatal-signal path, the exit).
+bool CompressionShouldGiveWay() {
+  const Session& s = GetSession();
+  return s.advance_requested.load(std::memory_order_relaxed) ||
+         s.advance_waiters.load(std::memory_order_relaxed) != 0;
+}
+
 }  // namespace
 
 // Writes thread_status and one region_active per open region. Requires BeginEvent or
@@ -129,13 +137,17 @@ void StopAdvancer(Session& s) {
 }
 
 void AdvanceGeneration(bool final) {
-  std::lock_guard<std::mutex> advance_lock(GetSession().advance_mu);
+  AdvanceLock advance_lock(GetSession());
   AdvanceGenerationLocked(final);
 }
 
 void AdvanceGenerationLocked(bool final) {
   Session& s = GetSession();
   GenerationFrames finished;
+  bool overflowed = false;
+  CompressionPolicy compression;
+  compression.enabled = s.compress && !(s.flight_ring.enabled() && s.destination.is_datagram());
+  compression.give_way = CompressionShouldGiveWay;
   {
     std::lock_guard<std::mutex> registry_lock(s.registry_mu);
     const uint64_t word = g_gen_word.load(std::memory_order_acquire);
@@ -167,6 +179,9 @@ void AdvanceGenerationLocked(bool final) {
       publish(word);
       return;
     }
+    // A generation cut on time holds up to generation_bytes, plus the threads' open
+    // batches; one far beyond that was cut late.
+    compression.max_bytes = 2 * s.generation_bytes + s.threads.size() * kBufferSize;
     for (ThreadState* ts : s.threads) MoveThreadBuffersLocked(s, ts);
     const uint64_t sid_id = InternLocked(s, gen, s.sid);
     const uint64_t name_id = s.has_cmd_name ? InternLocked(s, gen, s.cmd_name) : 0;
@@ -178,6 +193,11 @@ void AdvanceGenerationLocked(bool final) {
     finished = s.filling;
     finished.gen = gen;
     s.filling = GenerationFrames{};
+    overflowed = s.filling_overflowed;
+    s.filling_overflowed = false;
+    // A dropped generation shows as a gap only before a later one: a dropped last
+    // generation is followed by one more (re-statements and closing records only).
+    const bool last = final && !overflowed;
 
     // Open the next generation.
     s.interned.clear();
@@ -185,9 +205,9 @@ void AdvanceGenerationLocked(bool final) {
     s.next_site_id = 0;
     s.next_string_id.store(1, std::memory_order_relaxed);
     const uint64_t new_gen = gen + 1;
-    const uint64_t new_word = final ? kClosed : new_gen << 2;
+    const uint64_t new_word = last ? kClosed : new_gen << 2;
     s.filling.gen = new_gen;
-    if (!final) {
+    if (!last) {
       OpenGenerationLocked(s, new_gen);
       for (ThreadState* ts : s.threads) {
         ts->gen.set(new_gen);
@@ -204,11 +224,17 @@ void AdvanceGenerationLocked(bool final) {
   // Write with the threads running again, after making sure they have buffers to go on
   // with while this thread writes.
   if (!final && s.pool.WantsRefill() && s.refill_requested.exchange(false)) s.pool.Refill();
-  if (s.flight_ring.enabled()) {
-    s.writer.Keep(&finished, s.compress && !s.destination.is_datagram(), s.flight_ring, s.pool);
+  if (overflowed) {
+    // Its first frames were given back (MaybeRequestAdvance): the trace skips its number.
+    finished.Release(s.pool);
+    if (final) AdvanceGenerationLocked(/*final=*/true);
     return;
   }
-  if (!s.writer.Deliver(&finished, s.file_header, sizeof(s.file_header), s.compress, s.destination,
+  if (s.flight_ring.enabled()) {
+    s.writer.Keep(&finished, compression, s.flight_ring, s.pool);
+    return;
+  }
+  if (!s.writer.Deliver(&finished, s.file_header, sizeof(s.file_header), compression, s.destination,
                         s.pool)) {
     StopTracingAfterWriteFailure();
   }

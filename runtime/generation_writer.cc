@@ -1,5 +1,8 @@
 #include "runtime/generation_writer.h"
 
+#include <algorithm>
+
+#include "format/constants.h"
 #include "format/event_spec.h"
 #include "format/varint.h"
 
@@ -28,8 +31,8 @@ size_t FrameSize(const uint8_t* begin, const uint8_t* end) {
 GenerationWriter::~GenerationWriter() { ZSTD_freeCCtx(zstd_); }
 
 bool GenerationWriter::Deliver(GenerationFrames* frames, const uint8_t* file_header,
-                               size_t file_header_size, bool compress, Destination& destination,
-                               BufferPool& pool) {
+                               size_t file_header_size, const CompressionPolicy& compression,
+                               Destination& destination, BufferPool& pool) {
   bool ok = destination.ok();
   if (ok) {
     destination.BeginGeneration();
@@ -38,7 +41,7 @@ bool GenerationWriter::Deliver(GenerationFrames* frames, const uint8_t* file_hea
     if (destination.TakeHeaderInPlace()) file_header_size = 0;
     if (destination.is_datagram()) {
       ok = WriteDatagrams(*frames, file_header, file_header_size, destination);
-    } else if (compress && Compress(*frames)) {
+    } else if (Compress(*frames, compression)) {
       const iovec pieces[] = {{const_cast<uint8_t*>(file_header), file_header_size},
                               {record_, record_size_},
                               {compressed_.data(), compressed_size_}};
@@ -56,9 +59,9 @@ bool GenerationWriter::Deliver(GenerationFrames* frames, const uint8_t* file_hea
   return ok;
 }
 
-void GenerationWriter::Keep(GenerationFrames* frames, bool compress, FlightRing& ring,
-                            BufferPool& pool) {
-  if (compress && Compress(*frames)) {
+void GenerationWriter::Keep(GenerationFrames* frames, const CompressionPolicy& compression,
+                            FlightRing& ring, BufferPool& pool) {
+  if (Compress(*frames, compression)) {
     const iovec pieces[] = {{record_, record_size_}, {compressed_.data(), compressed_size_}};
     ring.Store(frames->gen, pieces, 2);
   } else {
@@ -71,7 +74,11 @@ void GenerationWriter::Keep(GenerationFrames* frames, bool compress, FlightRing&
   frames->Release(pool);
 }
 
-bool GenerationWriter::Compress(const GenerationFrames& frames) {
+bool GenerationWriter::Compress(const GenerationFrames& frames,
+                                const CompressionPolicy& compression) {
+  if (!compression.enabled) return false;
+  // A reader rejects a compressed_generation whose content exceeds kMaxGenerationSize.
+  if (frames.bytes() > std::min(compression.max_bytes, format::kMaxGenerationSize)) return false;
   if (zstd_ == nullptr) {
     zstd_ = ZSTD_createCCtx();
     if (zstd_ == nullptr) return false;
@@ -79,12 +86,21 @@ bool GenerationWriter::Compress(const GenerationFrames& frames) {
   ZSTD_CCtx_reset(zstd_, ZSTD_reset_session_only);
   ZSTD_CCtx_setParameter(zstd_, ZSTD_c_compressionLevel, 3);
   ZSTD_CCtx_setPledgedSrcSize(zstd_, frames.bytes());
-  compressed_.resize(ZSTD_compressBound(frames.bytes()));
+  // The output grows with what zstd produces (not to the bound of the whole generation up
+  // front: a compression that gives way early costs little), and keeps its size for the
+  // next generation.
   ZSTD_outBuffer out = {compressed_.data(), compressed_.size(), 0};
   for (Buffer* b = frames.buffers.head; b != nullptr; b = b->next) {
+    if (compression.give_way != nullptr && compression.give_way()) return false;
     ZSTD_inBuffer in = {b->data + b->begin, b->size(), 0};
     const ZSTD_EndDirective mode = b->next == nullptr ? ZSTD_e_end : ZSTD_e_continue;
     for (;;) {
+      const size_t room = ZSTD_compressBound(in.size - in.pos) + ZSTD_CStreamOutSize();
+      if (out.size - out.pos < room) {
+        compressed_.resize(std::max(2 * compressed_.size(), out.pos + room));
+        out.dst = compressed_.data();
+        out.size = compressed_.size();
+      }
       const size_t left = ZSTD_compressStream2(zstd_, &out, &in, mode);
       if (ZSTD_isError(left)) return false;
       if (mode == ZSTD_e_end ? left == 0 : in.pos == in.size) break;

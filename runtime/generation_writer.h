@@ -8,6 +8,7 @@
 #include <sys/uio.h>
 #include <zstd.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,6 +20,24 @@
 
 namespace tracewire::runtime {
 
+// Whether a compression in progress should give way (checked between the generation's
+// buffers): true once the next cut is due or another thread waits to cut (advance_mu).
+// Compression runs while the recording threads go on filling the next generation; a
+// compression that never gave way would let that generation grow with its duration, and
+// the next compression take longer still, without bound. Async-signal-safe.
+using GiveWayFn = bool (*)();
+
+// When a generation is compressed (TRACEWIRE_COMPRESS). A generation left uncompressed is
+// written or kept whole all the same: nothing is lost, it only takes more room.
+struct CompressionPolicy {
+  bool enabled = false;
+  // A larger generation was cut late (the threads outpace the cuts): compressing it would
+  // delay the next cut further, so it is left uncompressed.
+  size_t max_bytes = SIZE_MAX;
+  // Stops a compression in progress (nullptr: never).
+  GiveWayFn give_way = nullptr;
+};
+
 class GenerationWriter {
  public:
   GenerationWriter() = default;
@@ -27,22 +46,25 @@ class GenerationWriter {
   GenerationWriter& operator=(const GenerationWriter&) = delete;
 
   // Writes `frames`, one complete generation, behind `file_header` (zstd-compressed into
-  // one compressed_generation record with `compress`; one datagram per frame on a datagram
-  // socket), then returns its buffers to `pool`.
+  // one compressed_generation record as `compression` allows; one datagram per frame on a
+  // datagram socket), then returns its buffers to `pool`.
   // Returns false if the destination failed (it has warned once and drops everything).
   // Not thread-safe: the caller serialises deliveries (advance_mu).
   bool Deliver(GenerationFrames* frames, const uint8_t* file_header, size_t file_header_size,
-               bool compress, Destination& destination, BufferPool& pool);
+               const CompressionPolicy& compression, Destination& destination, BufferPool& pool);
 
   // Keeps `frames`, one complete generation, in `ring` instead of writing it (compressed
-  // into one compressed_generation frame with `compress`), then returns its buffers to
-  // `pool`. Not thread-safe: the caller serialises it with deliveries (advance_mu).
-  void Keep(GenerationFrames* frames, bool compress, FlightRing& ring, BufferPool& pool);
+  // into one compressed_generation frame as `compression` allows), then returns its
+  // buffers to `pool`. Not thread-safe: the caller serialises it with deliveries
+  // (advance_mu).
+  void Keep(GenerationFrames* frames, const CompressionPolicy& compression, FlightRing& ring,
+            BufferPool& pool);
 
  private:
-  // Compresses `frames` into compressed_ and encodes the record's head into record_;
-  // false if zstd fails (the generation is then written uncompressed).
-  bool Compress(const GenerationFrames& frames);
+  // Compresses `frames` into compressed_ and encodes the record's head into record_ if
+  // `compression` allows; false if not, or if zstd fails (the generation is then written
+  // uncompressed).
+  bool Compress(const GenerationFrames& frames, const CompressionPolicy& compression);
   bool WriteDatagrams(const GenerationFrames& frames, const uint8_t* file_header,
                       size_t file_header_size, Destination& destination);
 

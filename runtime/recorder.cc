@@ -116,8 +116,20 @@ void AppendStringsLocked(Session& s, ThreadState* ts) {
   ts->strings_size.store(0, std::memory_order_release);
 }
 
+uint64_t GenerationMemoryLimit(const Session& s) {
+  return std::clamp<uint64_t>(8 * s.generation_bytes, uint64_t{4} << 20,
+                              format::kMaxGenerationSize / 2);
+}
+
 void MaybeRequestAdvance(Session& s) {
-  if (s.filling.bytes() >= s.generation_bytes && !s.advance_requested.exchange(true)) {
+  if (s.filling.bytes() >= GenerationMemoryLimit(s)) {
+    // The generation cannot be written whole any more: give its memory back now (the
+    // threads go on recording into it, and it is dropped at its cut).
+    s.filling.Release(s.pool);
+    s.filling_overflowed = true;
+  }
+  if ((s.filling.bytes() >= s.generation_bytes || s.filling_overflowed) &&
+      !s.advance_requested.exchange(true)) {
     s.advancer_cv.notify_one();
   }
   if (s.pool.WantsRefill() && !s.refill_requested.exchange(true)) s.advancer_cv.notify_one();

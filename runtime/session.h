@@ -75,6 +75,9 @@ struct Session {
   // tables join it at the advance).
   std::mutex output_mu;
   GenerationFrames filling;
+  // The generation being filled outgrew GenerationMemoryLimit and its frames were given
+  // back: it is dropped whole at its cut (its number is then missing from the trace).
+  bool filling_overflowed = false;
 
   // Per-generation tables.
   std::mutex tables_mu;
@@ -92,8 +95,11 @@ struct Session {
   SiteRegistry site_registry;
   uint32_t signal_site_index = 0;  // pre-registered: the signal handler cannot allocate
 
-  // Output. advance_mu serialises advances and the writes of finished generations.
+  // Output. advance_mu serialises advances and the writes of finished generations; take
+  // it through AdvanceLock, so that a compression holding it gives way (advance_waiters
+  // counts the threads waiting for it).
   std::mutex advance_mu;
+  std::atomic<int> advance_waiters{0};
   Destination destination;
   GenerationWriter writer;
   uint8_t file_header[format::kFileHeaderSize] = {};  // precomputed: the signal path
@@ -141,6 +147,23 @@ struct Session {
   int num_counters = 0;
 };
 
+// Holds s.advance_mu for its scope, counted in s.advance_waiters while waiting for it (a
+// compression under the lock gives way to it: see GiveWayFn).
+class AdvanceLock {
+ public:
+  explicit AdvanceLock(Session& s) : mu_(s.advance_mu) {
+    s.advance_waiters.fetch_add(1, std::memory_order_relaxed);
+    mu_.lock();
+    s.advance_waiters.fetch_sub(1, std::memory_order_relaxed);
+  }
+  ~AdvanceLock() { mu_.unlock(); }
+  AdvanceLock(const AdvanceLock&) = delete;
+  AdvanceLock& operator=(const AdvanceLock&) = delete;
+
+ private:
+  std::mutex& mu_;
+};
+
 // Moves the thread's event batch and string records into the generation (small ones are
 // copied, big ones handed over with a fresh buffer in their place). Requires output_mu and
 // either exclusive ownership of `ts` or being its thread.
@@ -153,8 +176,16 @@ void AppendBatchLocked(Session& s, ThreadState* ts);
 // Moves the thread's string records into the generation. Requires output_mu.
 void AppendStringsLocked(Session& s, ThreadState* ts);
 
+// The most memory the generation being filled may take (its flushed frames): a generation
+// that outgrows it was not cut in time — the threads record faster than the cuts, the
+// compression or the destination can follow — and is dropped whole, so that memory stays
+// bounded (8 generation size limits, at least 4 MiB, at most half a generation's maximum
+// size).
+uint64_t GenerationMemoryLimit(const Session& s);
+
 // Wakes the advancer once the generation has reached its size limit, or when the buffer
-// pool runs low. Requires output_mu.
+// pool runs low; drops the generation's frames past GenerationMemoryLimit. Requires
+// output_mu.
 void MaybeRequestAdvance(Session& s);
 
 // Encodes the event_batch header of `ts`'s current batch of `body_size` bytes into `out`

@@ -232,6 +232,13 @@ OpenResult Destination::Open(const TargetSpec& spec, absl::string_view sid_last_
       return status;
     }
     case TargetSpec::Kind::kFile: {
+      // A file that does not exist yet appears under its name holding the file header, as
+      // in a directory (published_file.h): never empty, whenever the process is killed.
+      if (OpenResult created = OpenResult::Ok();
+          CreateSharedFile(spec.path, file_header, &created)) {
+        return created;
+      }
+      // The file exists (or cannot be created that way: the open below says why).
       // O_NONBLOCK: a FIFO without a reader fails with ENXIO instead of blocking; retried
       // until the deadline. Regular files ignore the flag.
       const int flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
@@ -383,6 +390,38 @@ OpenResult Destination::AdoptCreated(int fd, const std::string& path, size_t hea
   generation_start_.store(header_size, std::memory_order_relaxed);
   header_in_place_.store(header_size > 0, std::memory_order_relaxed);
   return Adopt(true, Cat({"'", path, "'"}));
+}
+
+bool Destination::CreateSharedFile(const std::string& path, absl::string_view file_header,
+                                   OpenResult* result) {
+  struct stat st;
+  if (file_header.empty() || lstat(path.c_str(), &st) == 0 || errno != ENOENT) return false;
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  UnnamedFile file;
+  if (!CreateUnnamedFile(dir.c_str(), file_header.data(), file_header.size(), &file)) return false;
+  if (!NameFile(&file, path.c_str())) {
+    // Another process created it meanwhile (EEXIST): append to it like to any file.
+    DiscardUnnamedFile(&file);
+    return false;
+  }
+  // Other processes may append to it too (unlike a directory's file, it is not this
+  // process's alone): every write goes to its end.
+  const int flags = fcntl(file.fd, F_GETFL);
+  if (flags < 0 || fcntl(file.fd, F_SETFL, flags | O_APPEND) != 0) {
+    *result = ErrnoResult(errno, Cat({"open ", path}));
+    close(file.fd);
+    return true;
+  }
+  fd_ = AboveStdio(file.fd);
+  if (fd_ < 0) {
+    *result = ErrnoResult(errno, Cat({"open ", path}));
+    return true;
+  }
+  path_ = path;
+  header_in_place_.store(true, std::memory_order_relaxed);
+  *result = Adopt(true, Cat({"'", path, "'"}));
+  return true;
 }
 
 bool Destination::TakeHeaderInPlace() {

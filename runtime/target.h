@@ -138,6 +138,10 @@ class Destination {
 
   // Sets up writing to the open fd_ (mode, identity) and remembers `label` for warnings.
   OpenResult Adopt(bool owns, absl::string_view label);
+  // If nothing is at `path`, creates the file there holding `file_header` (published_file.h)
+  // and opens it for appending: true, with the outcome in *result. False, with nothing
+  // done, if an entry is there (or appeared meanwhile) or the file cannot be created so.
+  bool CreateSharedFile(const std::string& path, absl::string_view file_header, OpenResult* result);
   // Adopts `fd`, a file created here as `path` holding `header_size` bytes of file header.
   OpenResult AdoptCreated(int fd, const std::string& path, size_t header_size);
   // One write attempt of what is left of the pieces: bytes written, or -1 with errno.

@@ -2,6 +2,7 @@
 #include "tools/cli/trace_input.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -69,6 +70,50 @@ TEST(TraceInputTest, CloseReadersKeepsWhatTheSecondPassNeeds) {
   absl::StatusOr<std::unique_ptr<reader::ByteSource>> source = (*input)->Reopen(0);
   ASSERT_TRUE(source.ok()) << source.status();
   EXPECT_EQ(static_cast<uint64_t>(CountGenerations(source->get())), generations);
+}
+
+// Counts the processes as `tracewire validate` does: count-only reads, serial or with
+// parallel workers.
+size_t ProcessesValidateCounts(const std::string& path, int jobs) {
+  reader::ParallelOptions parallel;
+  parallel.jobs = jobs;
+  parallel.count_only = true;
+  parallel.commit = [](reader::CommittedBlock) {};
+  reader::ReaderOptions options;
+  options.count_only = true;
+  absl::StatusOr<std::unique_ptr<TraceInput>> input =
+      TraceInput::Open(path, options, /*keep_stdin=*/false, jobs > 1 ? &parallel : nullptr);
+  EXPECT_TRUE(input.ok()) << input.status();
+  if (!input.ok()) return 0;
+  while (true) {
+    absl::StatusOr<uint64_t> n = (*input)->SkipEvents(4096);
+    EXPECT_TRUE(n.ok()) << n.status();
+    if (!n.ok() || *n == 0) break;
+  }
+  return (*input)->num_processes();
+}
+
+// A process whose only generation holds no event (cut inside tw_initialize, before any
+// event) is a process of the trace all the same: its process_info names it.
+TEST(TraceInputTest, AProcessWithoutEventsIsCounted) {
+  const std::string quiet = testing::Trace({testing::GenBuilder(1, "quiet").Finish()});
+  const std::string file = WriteTemp("quiet.twr", quiet);
+  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/quiet_and_demo";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/quiet.twr", std::ios::binary) << quiet;
+  std::ofstream(dir + "/demo.twr", std::ios::binary) << testing::DemoTrace();
+  for (int jobs : {1, 2}) {
+    EXPECT_EQ(ProcessesValidateCounts(file, jobs), 1u) << "jobs " << jobs;
+    EXPECT_EQ(ProcessesValidateCounts(dir, jobs), 2u) << "jobs " << jobs;
+  }
+  // Decoding (Next) counts it too.
+  absl::StatusOr<std::unique_ptr<TraceInput>> input = TraceInput::Open(file, {});
+  ASSERT_TRUE(input.ok()) << input.status();
+  absl::StatusOr<const reader::Event*> event = (*input)->Next();
+  ASSERT_TRUE(event.ok()) << event.status();
+  EXPECT_EQ(*event, nullptr);
+  EXPECT_EQ((*input)->num_processes(), 1u);
+  EXPECT_EQ((*input)->generations(), 1u);
 }
 
 }  // namespace

@@ -414,6 +414,29 @@ TEST(ParallelDecodingTest, SpeculationThatDoesNotHold) {
   }
 }
 
+// A writer that drops a generation (a flight recorder's ring, a runtime past its memory
+// limit) leaves a gap in the process's generation numbers: what the missing generation
+// did (regions entered or left, children started) is unknown, so the generation after the
+// gap is read as it is re-stated, serially and in parallel alike. The same generations
+// without the gap contradict each other.
+TEST(ParallelDecodingTest, AGapInTheGenerationNumbersForgetsWhatWasCarried) {
+  auto trace_with_next = [](uint64_t next) {
+    GenBuilder g1 = Base(1);
+    g1.Ev(0, E::kRegionEnter, 1200, Site(g1), {0});
+    // In the missing generation: the region left, another entered, a child started.
+    GenBuilder g3 = Later(next, 5000);
+    g3.Raw(0, E::kThreadStatus, 5000, {g3.S("main"), 1000});
+    g3.Raw(0, E::kRegionActive, 5001, {Site(g3), 0, 4000});
+    g3.Ev(0, E::kChildExit, 5100, Site(g3), {6, 0, 0, 10});
+    g3.Ev(0, E::kRegionLeave, 5200, Site(g3), {0});
+    return Trace({g1.Finish(), g3.Finish()});
+  };
+  const Outcome gap = ExpectSameEverywhere(trace_with_next(3));
+  EXPECT_EQ(gap.status, "");
+  const Outcome no_gap = ExpectSameEverywhere(trace_with_next(2));
+  EXPECT_NE(no_gap.status, "");
+}
+
 TEST(ParallelDecodingTest, ManyGenerationsWithErrorsAndDamage) {
   const std::string trace = Trace(CrossingGenerations(20, false));
   const Outcome clean = ExpectSameEverywhere(trace);

@@ -64,6 +64,8 @@ struct RunOptions {
   std::function<bool(const std::string& out)> kill_when;
   // Called about every 10 ms while the program runs (e.g. to accept connections).
   std::function<void()> on_tick;
+  // Called about every 10 ms with the program's stdout so far (before on_tick).
+  std::function<void(const std::string& out)> watch;
   // Called with the program's stdout so far until it returns true; then one byte is written
   // to the program's stdin (a pipe, otherwise empty).
   std::function<bool(const std::string& out)> release_when;
@@ -133,6 +135,7 @@ RunResult RunProgram(const RunOptions& options) {
     poll(fds, 2, 10);
     drain(out[0], &result.out);
     drain(err[0], &result.err);
+    if (options.watch) options.watch(result.out);
     if (options.on_tick) options.on_tick();
     if (options.release_when && !released && options.release_when(result.out)) {
       released = write(in[1], "g", 1) == 1;
@@ -326,6 +329,76 @@ TEST(FaultTest, FifoNobodyReadsTimesOutAndKeepsWholeGenerations) {
   ASSERT_TRUE(trace.ok()) << trace.status();
   EXPECT_GE(trace->generations.size(), 1u);  // the pipe holds two, the third was cut off
   EXPECT_EQ(KeptSteps(*trace) % 2000, 0);
+}
+
+// A FIFO nobody reads until the program has recorded everything (a collector that stalls,
+// though not past the write timeout): the generation being filled reaches its memory limit
+// (8 generation sizes, at least 4 MiB) while the one before waits to be written, and is
+// dropped whole. The trace stays valid, skips the dropped generations' numbers, and every
+// step it lacks lies in such a gap; the program runs unchanged and nothing warns.
+TEST(FaultTest, StalledReaderDropsWholeGenerationsPastTheMemoryLimit) {
+  const std::string fifo = TempPath("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  std::string bytes;
+  char buffer[65536];
+  // Reads what is there; true at the end of the file (the writer closed it).
+  auto drain = [&] {
+    for (;;) {
+      const ssize_t n = read(reader, buffer, sizeof(buffer));
+      if (n <= 0) return n == 0;
+      bytes.append(buffer, n);
+    }
+  };
+  // About 7 MB of trace: more than the limit whatever the machine's speed.
+  constexpr int64_t kEvents = 500'000;
+  RunOptions options;
+  options.args = {absl::StrCat("--events=", kEvents)};
+  options.env = {{"TRACEWIRE", fifo},
+                 {"TRACEWIRE_WRITE_TIMEOUT_MS", "100000"},
+                 {"TRACEWIRE_GENERATION_BYTES", "65536"}};
+  // Its last line comes after its last step ("done" stays in its stdout buffer until the
+  // exit, which waits for the reader).
+  const std::string last_line = absl::StrCat("line ", kEvents / 1000 - 1, "\n");
+  bool recorded = false;
+  options.watch = [&](const std::string& out) { recorded = absl::StrContains(out, last_line); };
+  options.on_tick = [&] {
+    if (recorded) drain();
+  };
+  const RunResult run = RunProgram(options);
+  ExpectUnchanged(run, kEvents, 1000);
+  EXPECT_EQ(CountWarnings(run.err), 0) << run.err;
+  while (!drain()) usleep(1000);
+  close(reader);
+
+  absl::StatusOr<DecodedTrace> trace = DecodeTrace(bytes);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_TRUE(trace->tail_status.ok()) << trace->tail_status;
+  int gaps = 0;
+  for (size_t i = 1; i < trace->generations.size(); ++i) {
+    EXPECT_GT(trace->generations[i].gen, trace->generations[i - 1].gen);
+    if (trace->generations[i].gen > trace->generations[i - 1].gen + 1) ++gaps;
+  }
+  EXPECT_GT(gaps, 0) << "no generation was dropped: " << bytes.size() << " bytes";
+  EXPECT_LT(bytes.size(), 16u << 20) << "more than the limit allows";
+  // Steps in order; a step missing only where a generation number is.
+  int64_t next = 0;
+  uint64_t previous_gen = 0;
+  for (const DecodedEvent& e : trace->Events("data_int")) {
+    if (e.site.label != "seq") continue;
+    const int64_t seq = format::ZigzagDecode(e.Arg("value"));
+    if (seq != next) {
+      EXPECT_GT(seq, next) << "steps out of order";
+      EXPECT_GT(e.gen, previous_gen + 1)
+          << "steps " << next << ".." << seq - 1 << " missing between generations " << previous_gen
+          << " and " << e.gen << ", which are consecutive";
+    }
+    next = seq + 1;
+    previous_gen = e.gen;
+  }
+  printf("%zu bytes, %zu generations, %d gaps, last step kept %lld\n", bytes.size(),
+         trace->generations.size(), gaps, static_cast<long long>(next - 1));
 }
 
 // ---- File descriptors -------------------------------------------------------------------

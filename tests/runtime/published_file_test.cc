@@ -257,5 +257,71 @@ TEST(KilledProcessTest, LeavesNoEmptyOrHeaderlessTraceFile) {
          kRuns, killed, traces, temporary, creation_us);
 }
 
+// A file target (TRACEWIRE=/some/file, opened for appending) that does not exist yet is
+// created holding its header too: killed at any instant, a process leaves no file or one
+// that starts with the file header. Half the runs trace into a file of their own (writing
+// generations all the time in every other one of them), half into one file they share,
+// created by whichever comes first.
+TEST(KilledProcessTest, FileTargetIsNeverLeftEmpty) {
+  const std::string dir = MakeTempDir("killed_file");
+  const unsigned seed = static_cast<unsigned>(time(nullptr));
+  SCOPED_TRACE(absl::StrCat("random seed ", seed));
+  std::mt19937 random(seed);
+  // How long a traced start takes to create its file here, measured as above (with a
+  // directory target: creating the file costs the same); the kills spread over 0-5 ms, or
+  // twice that time if longer, but never beyond 50 ms (each run writes at full speed).
+  int creation_times_us[3];
+  for (int& creation_us : creation_times_us) {
+    const std::string calibration = MakeTempDir("calibration");
+    const double start = NowUs();
+    RunAndKill(calibration, {}, {"--forever"}, /*delay_us=*/-1);
+    creation_us = static_cast<int>(NowUs() - start);
+  }
+  std::sort(std::begin(creation_times_us), std::end(creation_times_us));
+  const int creation_us = creation_times_us[1];
+  SCOPED_TRACE(absl::StrCat("a file is created ", creation_us, " us after the start"));
+  std::uniform_int_distribution<int> delay_us(0, std::clamp(2 * creation_us, 5000, 50000));
+  constexpr int kRuns = 120;
+  int killed = 0;
+  for (int run = 0; run < kRuns; ++run) {
+    if (run % 2 == 1) {
+      killed += RunAndKill(dir + "/shared", {}, {"--forever"}, delay_us(random));
+    } else if (run % 4 == 0) {
+      killed += RunAndKill(absl::StrCat(dir, "/own-", run), {}, {"--forever"}, delay_us(random));
+    } else {
+      killed += RunAndKill(absl::StrCat(dir, "/own-", run), {{"TRACEWIRE_GENERATION_MS", "1"}},
+                           {"--forever", "--flush_every=20"}, delay_us(random));
+    }
+  }
+  EXPECT_GT(killed, kRuns / 2) << "most runs must end by the kill";
+  const std::string header = format::EncodeFileHeader(format::kFormatVersion, 0);
+  int own = 0;
+  int temporary = 0;
+  bool shared = false;
+  for (const std::string& name : ListDir(dir)) {
+    const std::string bytes = ReadFile(dir + "/" + name);
+    if (absl::StartsWith(name, ".tracewire-")) {
+      ++temporary;  // a temporary name (filesystems without O_TMPFILE only)
+      continue;
+    }
+    if (name == "shared") {
+      shared = true;
+    } else {
+      ++own;
+    }
+    ASSERT_GE(bytes.size(), header.size()) << name << " has no complete file header";
+    EXPECT_EQ(bytes.substr(0, header.size()), header) << name;
+    absl::StatusOr<DecodedTrace> trace = DecodeTrace(bytes);
+    EXPECT_TRUE(trace.ok()) << name << ": " << trace.status();
+  }
+  EXPECT_GT(own, 0) << "no run lived long enough to create its file";
+  EXPECT_TRUE(shared) << "no run lived long enough to create the shared file";
+  if (HasTmpfile(dir)) EXPECT_EQ(temporary, 0);
+  printf(
+      "%d runs, %d killed, %d own files, shared file %s, %d temporary names (file created "
+      "after %d us)\n",
+      kRuns, killed, own, shared ? "present" : "absent", temporary, creation_us);
+}
+
 }  // namespace
 }  // namespace tracewire::testing

@@ -10,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "reader/byte_source.h"
 
@@ -246,8 +247,18 @@ uint64_t TraceInput::generations() const {
 
 size_t TraceInput::num_processes() const {
   if (closed_processes_.has_value()) return *closed_processes_;
-  if (tree_ != nullptr) return tree_->processes().size();
-  return sids_.size();
+  // The processes of the events, and those whose generations hold none (a generation
+  // written before any event, e.g. cut inside tw_initialize).
+  absl::flat_hash_set<std::string> sids;
+  if (tree_ != nullptr) {
+    for (const reader::ProcessNode& node : tree_->processes()) sids.insert(node.sid);
+  } else {
+    sids.insert(sids_.begin(), sids_.end());
+  }
+  for (const reader::Reader* reader : readers_) {
+    reader->ForEachProcess([&](absl::string_view sid) { sids.emplace(sid); });
+  }
+  return sids.size();
 }
 
 void TraceInput::CloseReaders() {
