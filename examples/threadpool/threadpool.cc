@@ -144,10 +144,12 @@ int main(int argc, const char** argv) {
     tracewire::ThreadScope thread("writer");
     while (std::optional<Request> request = done.Pop()) {
       tracewire::TaskScope working(request->task);
-      tracewire::RegionScope region("server", "write");
-      checksum += request->value;
-      ++written;
-      request->task.End();
+      {
+        tracewire::RegionScope region("server", "write");
+        checksum += request->value;
+        ++written;
+      }
+      request->task.End();  // the request is done: on this thread, as it may be on any
       change_in_flight(-1);
     }
   });

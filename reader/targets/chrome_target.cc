@@ -215,13 +215,13 @@ class ChromeFormatter : public Formatter, public reader::TrackListener {
   bool have_base_ = false;
   absl::Time base_;
   reader::TrackModel model_;
-  std::string* out_ = nullptr;        // the output of the current Write() or Finish()
-  int64_t now_ns_ = 0;                // the time slices begin and end at (the event's)
-  reader::EventTracks at_;            // where the current event is
-  std::vector<Process> processes_;    // by the model's process index
-  std::vector<Track> threads_;        // by the model's thread index
-  std::vector<RegionSlice> regions_;  // open regions' data, by slot
-  std::vector<ChildSlice> children_;  // running children's data, by slot
+  std::string* out_ = nullptr;          // the output of the current Write() or Finish()
+  int64_t now_ns_ = 0;                  // the time slices begin and end at (the event's)
+  reader::EventTracks at_;              // where the current event is
+  std::vector<Process> processes_;      // by the model's process index
+  std::vector<Track> threads_;          // by the model's thread index
+  std::vector<RegionSlice> regions_;    // open regions' data, by slot
+  std::vector<ChildSlice> children_;    // running children's data, by slot
   std::vector<SegmentSlice> segments_;  // open task segments, by slot
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, TaskInfo> tasks_;
   int64_t next_task_flow_ = 1;
@@ -537,8 +537,8 @@ void ChromeFormatter::AsyncEvent(const char* ph, const TaskInfo& task, uint64_t 
 void ChromeFormatter::BeginTask(const reader::Slice& slice, const Event& e, std::string* out) {
   TaskInfo& task = tasks_[{slice.process, slice.id}];
   task = TaskInfo{};
-  task.name = std::string(
-      ValidUtf8(e.label.empty() ? absl::string_view("task") : e.label, &scratch_));
+  task.name =
+      std::string(ValidUtf8(e.label.empty() ? absl::string_view("task") : e.label, &scratch_));
   task.category = std::string(ValidUtf8(e.category.empty() ? "task" : e.category, &scratch_));
   task.parent = slice.task;
   task.pid = processes_[slice.process].pid;

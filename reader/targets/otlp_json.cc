@@ -155,8 +155,7 @@ void LineWriter::WriteMetricsLine(const Process& p, std::string* out) {
   for (const auto& [index, series] : p.gauges) {
     if (series.points.empty()) continue;
     jw.ArrayBeginObject();
-    jw.ObjectString("name",
-                    ValidUtf8(absl::StrCat(series.category, "/", series.name), &scratch_));
+    jw.ObjectString("name", ValidUtf8(absl::StrCat(series.category, "/", series.name), &scratch_));
     if (!series.unit.empty()) jw.ObjectString("unit", ValidUtf8(series.unit, &scratch_));
     jw.ObjectBeginObject("gauge");
     jw.ObjectBeginArray("dataPoints");

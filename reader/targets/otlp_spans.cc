@@ -245,10 +245,11 @@ void SpanBuilder::OnSliceBegin(const reader::Slice& slice, const Event& e) {
 
 void SpanBuilder::BeginTask(Process& p, const reader::Slice& slice, const Event& e) {
   const Thread& th = threads_[slice.thread];
-  Span* span = NewSpan(p, SpanType::kTask, &p.span,
-                       absl::StrCat("task(", e.category.empty() ? "C" : NormalizeRegionName(e.category),
-                                    ",", e.label.empty() ? "L" : NormalizeRegionName(e.label), ")"),
-                       now_ns_);
+  Span* span =
+      NewSpan(p, SpanType::kTask, &p.span,
+              absl::StrCat("task(", e.category.empty() ? "C" : NormalizeRegionName(e.category), ",",
+                           e.label.empty() ? "L" : NormalizeRegionName(e.label), ")"),
+              now_ns_);
   // Its parent: its parent task while that one is open, else the process.
   if (auto it = p.tasks.find(slice.task); slice.task != 0 && it != p.tasks.end()) {
     span->parent_id = it->second->id;
@@ -256,7 +257,8 @@ void SpanBuilder::BeginTask(Process& p, const reader::Slice& slice, const Event&
   }
   span->attributes.emplace_back("trace2.span.type", "task");
   span->attributes.emplace_back("tracewire.task.id", absl::StrCat(slice.id));
-  if (slice.task != 0) span->attributes.emplace_back("tracewire.task.parent", absl::StrCat(slice.task));
+  if (slice.task != 0)
+    span->attributes.emplace_back("tracewire.task.parent", absl::StrCat(slice.task));
   span->attributes.emplace_back("tracewire.task.category",
                                 std::string(ValidUtf8(e.category, &scratch_)));
   span->attributes.emplace_back("tracewire.task.name", std::string(ValidUtf8(e.label, &scratch_)));

@@ -140,7 +140,7 @@ struct Process {
   JsonMap data;
   JsonMap timers;
   JsonMap counters;
-  std::map<uint64_t, Span*> tasks;        // open task spans, by task ID
+  std::map<uint64_t, Span*> tasks;         // open task spans, by task ID
   std::map<uint32_t, GaugeSeries> gauges;  // by the track model's gauge index
   size_t gauge_points = 0;                 // points held in `gauges`
 };

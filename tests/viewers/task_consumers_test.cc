@@ -93,8 +93,9 @@ TEST(TaskConsumersTest, ThreadPoolTasksFlowsAndGauges) {
     EXPECT_GE(task.hops.size(), 3u) << "task " << id;
     hops.push_back(task.hops);
   }
-  const json expected = {{"tasks", kRequests}, {"ended", ended},   {"hops", hops},
-                         {"gauges", gauges},   {"excluded", "debug"}, {"slices", regions + segments}};
+  const json expected = {{"tasks", kRequests},  {"ended", ended},
+                         {"hops", hops},        {"gauges", gauges},
+                         {"excluded", "debug"}, {"slices", regions + segments}};
   const std::string expected_path = dir + "/expected.json";
   ASSERT_TRUE(cli_test::WriteFile(expected_path, expected.dump()));
 
