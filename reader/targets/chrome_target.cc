@@ -542,14 +542,18 @@ void ChromeFormatter::BeginTask(const reader::Slice& slice, const Event& e, std:
   task.category = std::string(ValidUtf8(e.category.empty() ? "task" : e.category, &scratch_));
   task.parent = slice.task;
   task.pid = processes_[slice.process].pid;
-  AsyncEvent("b", task, slice.id, threads_[slice.thread].tid, now_ns_, out);
+  // Ticked on the thread's track like its other events, so that no two events of the
+  // track share a ts (the flow events bind to the segments' by ts, pid, tid and cat).
+  Track& t = threads_[slice.thread];
+  AsyncEvent("b", task, slice.id, t.tid, Tick(t, now_ns_), out);
 }
 
 void ChromeFormatter::EndTask(const reader::Slice& slice, std::string* out) {
   auto it = tasks_.find({slice.process, slice.id});
   if (it == tasks_.end()) return;
   TaskInfo& task = it->second;
-  AsyncEvent("e", task, slice.id, threads_[slice.thread].tid, now_ns_, out);
+  Track& t = threads_[slice.thread];
+  AsyncEvent("e", task, slice.id, t.tid, Tick(t, now_ns_), out);
   // The flow through the threads that worked for it: "s" at its first segment, a "t" at
   // each later one, "f" at the last (in time order, as the DevTools engine reads them).
   if (task.stops.size() >= 2) {
