@@ -44,7 +44,8 @@ constexpr char kHelp[] =
     "               timer, th_timer, counter and th_counter from its own code and prints\n"
     "               its own source position for them (trace2/tr2_tgt_perf.c:580); with\n"
     "               --git_exact they get those positions too, otherwise they show no\n"
-    "               file:line\n"
+    "               file:line. It also leaves out tasks and gauges, which git has no\n"
+    "               event for (otherwise written as extension lines)\n"
     "  --nesting=N  event: omit region_enter/region_leave/data/data_json nested deeper\n"
     "               than N (default 2, git's GIT_TRACE2_EVENT_NESTING default)\n"
     "  --evt=V      event: the format version (\"evt\") to write, 1 to 4 (default 4),\n"
@@ -103,7 +104,8 @@ int RunDecodeCommand(const Command& command, const CommandLine& line) {
   if (options.jobs < 0) return UsageError(command, "--jobs must be >= 0");
   // A followed trace is decoded as it grows, serially: --jobs would do nothing.
   if (options.follow && line.Has("jobs")) {
-    return UsageError(command, "--jobs does not apply to --follow (a followed trace is decoded serially)");
+    return UsageError(command,
+                      "--jobs does not apply to --follow (a followed trace is decoded serially)");
   }
   return Decode(options);
 }
