@@ -79,7 +79,6 @@ struct TaskInfo {
   std::string category;
   uint64_t parent = 0;
   int64_t pid = 0;
-  bool open = true;
   std::vector<FlowStop> stops;  // the segments begun while it was open, in time order
 };
 
@@ -568,10 +567,9 @@ void ChromeFormatter::EndTask(const reader::Slice& slice, std::string* out) {
       jw.End();
     }
   }
-  // Segments that begin later (the task ended first) are drawn, with no flow.
-  task.open = false;
-  task.stops.clear();
-  task.stops.shrink_to_fit();
+  // Forgotten (memory stays bounded by the open tasks): a segment that begins later is
+  // drawn as "task <id>", with no flow.
+  tasks_.erase(it);
 }
 
 void ChromeFormatter::BeginSegment(const reader::Slice& slice, std::string* out) {
@@ -584,11 +582,9 @@ void ChromeFormatter::BeginSegment(const reader::Slice& slice, std::string* out)
   if (it != tasks_.end()) {
     segment.name = it->second.name;
     segment.category = it->second.category;
-    if (it->second.open) {
-      it->second.stops.push_back(FlowStop{processes_[slice.process].pid, t.tid, segment.begin_ns});
-    }
+    it->second.stops.push_back(FlowStop{processes_[slice.process].pid, t.tid, segment.begin_ns});
   } else {
-    // Its task began before the output started.
+    // Its task began before the output started, or has ended.
     segment.name = absl::StrCat("task ", slice.id);
     segment.category = "task";
   }
