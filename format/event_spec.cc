@@ -184,6 +184,19 @@ SpecTable BuildTable() {
                      {Dt, SiteArg, S("msg_string"), T("enter_time")},
                      {.range = RangeRole::kActive, .start_type = E::kRegionEnter}));
   rows.push_back(Row(E::kStackRef, "stack_ref", "", {Dt, K("stack")}));
+  // Tasks and gauges: events of tracewire's own, named like rows so the reader surfaces
+  // them beside the Trace2 events.
+  rows.push_back(Trace2(E::kTaskBegin, "task_begin", "task_begin", {U("task"), U("parent")},
+                        {.range = RangeRole::kBegin}));
+  rows.push_back(Trace2(E::kTaskEnd, "task_end", "task_end", {U("task")},
+                        {.range = RangeRole::kEnd, .start_type = E::kTaskBegin}));
+  rows.push_back(Trace2(E::kTaskAdopt, "task_adopt", "task_adopt", {U("task")}));
+  rows.push_back(Trace2(E::kTaskRelease, "task_release", "task_release", {U("task")}));
+  rows.push_back(Trace2(E::kGauge, "gauge", "gauge", {I("value"), S("unit_string")}));
+  rows.push_back(Row(E::kTaskActive, "task_active", "",
+                     {Dt, SiteArg, U("task"), U("parent"), T("begin_time")},
+                     {.range = RangeRole::kActive, .start_type = E::kTaskBegin}));
+  rows.push_back(Row(E::kTaskAdopted, "task_adopted", "", {Dt, U("task")}));
   // Experimental events.
   rows.push_back(Row(E::kExpMark, "exp_mark", "", {Dt}, kData));
   std::sort(table.rows.begin(), table.rows.end(), [](const EventSpec& a, const EventSpec& b) {

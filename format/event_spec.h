@@ -66,6 +66,14 @@ enum class EventType : uint8_t {
   kThreadStatus = 47,
   kRegionActive = 48,
   kStackRef = 49,
+  // Tasks and gauges (format version 3): tracewire's own events, beyond Trace2.
+  kTaskBegin = 50,
+  kTaskEnd = 51,
+  kTaskAdopt = 52,
+  kTaskRelease = 53,
+  kGauge = 54,
+  kTaskActive = 55,
+  kTaskAdopted = 56,
   // Experimental events (>= 128). Every experimental event, known or not, is encoded as
   // type, dt, data length, data, so readers can skip the ones they do not know.
   kExpMark = 128,

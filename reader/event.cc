@@ -58,6 +58,8 @@ constexpr EventType kKindRows[] = {
     EventType::kRegionEnter, EventType::kRegionLeave,  EventType::kData,
     EventType::kDataJson,    EventType::kPrintf,       EventType::kThTimer,
     EventType::kTimer,       EventType::kThCounter,    EventType::kCounter,
+    EventType::kTaskBegin,   EventType::kTaskEnd,      EventType::kTaskAdopt,
+    EventType::kTaskRelease, EventType::kGauge,
 };
 static_assert(std::size(kKindRows) == static_cast<size_t>(EventKind::kExperimental),
               "one row per Trace2 EventKind");
@@ -135,6 +137,7 @@ std::string Event::DebugString() const {
   VisitPayload(*this, [&out](absl::string_view label, const auto& value) {
     absl::StrAppend(&out, " ", label, "=", PayloadText(value));
   });
+  if (adopted_task != 0) absl::StrAppend(&out, " adopted_task=", adopted_task);
   if (!stack.empty()) absl::StrAppend(&out, " stack=", stack.size(), " frames");
   return out;
 }

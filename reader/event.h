@@ -54,8 +54,20 @@ enum class EventKind : uint8_t {
   kTimer,
   kThCounter,
   kCounter,
+  // tracewire's own events (format version 3), beyond Trace2's vocabulary.
+  kTaskBegin,
+  kTaskEnd,
+  kTaskAdopt,
+  kTaskRelease,
+  kGauge,
   kExperimental,  // an experimental wire event (type >= 128), surfaced as is
 };
+
+// True for the kinds git's Trace2 has no event for (tasks, gauges): git's text formats
+// show them as extension lines, or leave them out.
+inline bool IsExtensionKind(EventKind kind) {
+  return kind >= EventKind::kTaskBegin && kind <= EventKind::kGauge;
+}
 
 // Number of EventKind values (kExperimental is the last).
 inline constexpr size_t kNumEventKinds = static_cast<size_t>(EventKind::kExperimental) + 1;
@@ -128,6 +140,10 @@ struct Event {
   absl::string_view label;               // site label: region label, data key, timer/counter name
   std::optional<absl::string_view> msg;  // region msg, error msg, printf msg
   absl::Span<const SymbolFrame> stack;   // attached stack (stack_ref), innermost first
+  // The task the thread works for at this event (task_adopt .. task_release), 0 for none:
+  // what its regions, data and errors belong to. For task_adopt the adopted task, for
+  // task_release 0.
+  uint64_t adopted_task = 0;
 
   // ---- version ----
   absl::string_view exe;  // git version string; also exec's `exe` (see exec_exe)
@@ -182,6 +198,12 @@ struct Event {
   double t_max = 0;
   // ---- th_counter, counter ----
   uint64_t count = 0;
+  // ---- task_begin, task_end, task_adopt, task_release (task_begin: category and name in
+  // `category`/`label`) ----
+  uint64_t task_id = 0;      // the task the event names
+  uint64_t parent_task = 0;  // task_begin: its parent task (0: none)
+  // ---- gauge (category/name in `category`/`label`; the sample in `value_int`) ----
+  std::optional<absl::string_view> unit;
   // ---- experimental ----
   absl::string_view experimental_data;
 

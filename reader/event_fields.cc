@@ -78,6 +78,11 @@ BindingTable* BuildTable() {
   t->Add(E::kTimer, timer);
   t->Add(E::kThCounter, {{"value", "count", &Ev::count}});
   t->Add(E::kCounter, {{"value", "count", &Ev::count}});
+  t->Add(E::kTaskBegin, {{"task", "task", &Ev::task_id}, {"parent", "parent", &Ev::parent_task}});
+  t->Add(E::kTaskEnd, {{"task", "task", &Ev::task_id}});
+  t->Add(E::kTaskAdopt, {{"task", "task", &Ev::task_id}});
+  t->Add(E::kTaskRelease, {{"task", "task", &Ev::task_id}});
+  t->Add(E::kGauge, {{"value", "value", &Ev::value_int}, {"unit_string", "unit", &Ev::unit}});
   for (size_t k = 0; k + 1 < kNumEventKinds; ++k) {
     const format::EventSpec* spec = format::LookupTrace2Event(EventKindName(EventKind(k)));
     if (spec == nullptr) continue;

@@ -91,6 +91,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::FillCommon(Cursor& c
   e.t_abs = SignedSeconds(start_time_, now);
   ClearOpt(&e.t_rel);
   ClearOpt(&e.msg);
+  e.adopted_task = ts.adopted_task;
   if (ABSL_PREDICT_FALSE(c.has_pending_stack)) {
     // The first stack delivered of the generation: symbolize them all.
     if (fill_) {

@@ -31,7 +31,14 @@ absl::Status GenerationDecoder::EndRestatement(Cursor& c) {
   if (log_ != nullptr) {
     SpeculationLog::Entry entry{SpeculationLog::Op::kRestated, c.thread_id};
     entry.regions = ts.regions;
+    entry.adopted_task = ts.adopted_task;
     log_->AddEntry(std::move(entry));
+  }
+  if (ts.carried_adopted.has_value() && *ts.carried_adopted != ts.adopted_task) {
+    return HeadError(c, absl::StrFormat("the re-statement names task %d as the thread's adopted "
+                                        "task, but it had adopted task %d at the end of the "
+                                        "previous generation",
+                                        ts.adopted_task, *ts.carried_adopted));
   }
   if (!ts.carried.has_value() || *ts.carried == ts.regions) return absl::OkStatus();
   const std::vector<uint64_t>& carried = *ts.carried;
@@ -64,6 +71,7 @@ void GenerationDecoder::FinishGeneration() {
       threads.erase(it++);
     } else {
       it->second->carried = it->second->regions;
+      it->second->carried_adopted = it->second->adopted_task;
       ++it;
     }
   }
@@ -166,6 +174,10 @@ const GenerationDecoder::RowMeaning* GenerationDecoder::RowMeanings() {
     set(EventType::kExecResult, &GenerationDecoder::ExecEnds);
     set(EventType::kThreadStart, &GenerationDecoder::ThreadStarts);
     set(EventType::kThreadExit, &GenerationDecoder::ThreadExits);
+    set(EventType::kTaskBegin, &GenerationDecoder::TaskBegins);
+    set(EventType::kTaskEnd, &GenerationDecoder::TaskEnds);
+    set(EventType::kTaskAdopt, &GenerationDecoder::TaskAdopts);
+    set(EventType::kTaskRelease, &GenerationDecoder::TaskReleases);
     return rows;
   }();
   return meanings;
@@ -329,6 +341,64 @@ GenerationDecoder::Outcome GenerationDecoder::ThreadExits(Cursor& c) {
   return kEvent;
 }
 
+// task_begin: task, parent.
+GenerationDecoder::Outcome GenerationDecoder::TaskBegins(Cursor& c) {
+  const uint64_t* a = c.head_args;
+  if (a[2] == 0) return Fail(HeadError(c, "task_begin with task 0 (0 means no task)"));
+  if (a[3] == a[2]) {
+    return Fail(
+        HeadError(c, absl::StrFormat("task_begin: task %d names itself as its parent", a[2])));
+  }
+  if (state_->open_tasks.size() >= kMaxActiveTasks) {
+    return Fail(HeadError(c, absl::StrFormat("task_begin: more than %d tasks active in the "
+                                             "process",
+                                             kMaxActiveTasks)));
+  }
+  if (!state_->StartTask(a[2])) {
+    return Fail(
+        HeadError(c, absl::StrFormat("task_begin for task %d, which is already active", a[2])));
+  }
+  if (log_ != nullptr) log_->Add(SpeculationLog::Op::kTaskBegin, a[2]);
+  return kEvent;
+}
+
+// task_end: task. Ending a task that is not active is allowed (it began before the input).
+GenerationDecoder::Outcome GenerationDecoder::TaskEnds(Cursor& c) {
+  const uint64_t task = c.head_args[2];
+  if (task == 0) return Fail(HeadError(c, "task_end with task 0 (0 means no task)"));
+  state_->EndTask(task);
+  if (log_ != nullptr) log_->Add(SpeculationLog::Op::kTaskEnd, task);
+  return kEvent;
+}
+
+// task_adopt: task; the thread works for it from here on.
+GenerationDecoder::Outcome GenerationDecoder::TaskAdopts(Cursor& c) {
+  const uint64_t task = c.head_args[2];
+  if (task == 0) return Fail(HeadError(c, "task_adopt with task 0 (0 means no task)"));
+  c.ts->adopted_task = task;
+  event_.adopted_task = task;
+  return kEvent;
+}
+
+// task_release: task, which must be the thread's adopted task.
+GenerationDecoder::Outcome GenerationDecoder::TaskReleases(Cursor& c) {
+  const uint64_t task = c.head_args[2];
+  ThreadState& ts = *c.ts;
+  if (ts.adopted_task == 0) {
+    return Fail(HeadError(c, absl::StrFormat("task_release of task %d on a thread that has "
+                                             "adopted no task",
+                                             task)));
+  }
+  if (task != ts.adopted_task) {
+    return Fail(HeadError(c, absl::StrFormat("task_release of task %d, but the thread works "
+                                             "for task %d",
+                                             task, ts.adopted_task)));
+  }
+  ts.adopted_task = 0;
+  event_.adopted_task = 0;
+  return kEvent;
+}
+
 GenerationDecoder::Outcome GenerationDecoder::ProcessSlow(Cursor& c) {
   ThreadState& ts = *c.ts;
   const uint8_t type = c.head_type;
@@ -340,7 +410,8 @@ GenerationDecoder::Outcome GenerationDecoder::ProcessSlow(Cursor& c) {
                                              "thread's last event",
                                              spec != nullptr ? spec->name : "experimental event")));
   }
-  if (ABSL_PREDICT_FALSE(c.restating) && type != T(EventType::kRegionActive)) {
+  if (ABSL_PREDICT_FALSE(c.restating) && type != T(EventType::kRegionActive) &&
+      type != T(EventType::kTaskActive) && type != T(EventType::kTaskAdopted)) {
     if (absl::Status s = EndRestatement(c); !s.ok()) return Fail(std::move(s));
   }
 
@@ -368,6 +439,7 @@ GenerationDecoder::Outcome GenerationDecoder::ProcessSlow(Cursor& c) {
       }
       ts.start_time = a[2];
       ts.regions.clear();
+      ts.adopted_task = 0;
       c.restating = true;
       return kSkip;
     }
@@ -392,6 +464,41 @@ GenerationDecoder::Outcome GenerationDecoder::ProcessSlow(Cursor& c) {
       }
       if (ts.regions.size() >= kMaxRegionDepth) return Fail(HeadError(c, "regions nest too deep"));
       ts.regions.push_back(a[3]);
+      return kSkip;
+    }
+    case T(EventType::kTaskActive): {
+      // dt, site, task, parent, begin_time.
+      if (!c.restating) {
+        return Fail(HeadError(c,
+                              "task_active outside a re-statement: it must follow "
+                              "thread_status, region_active or another task re-statement"));
+      }
+      if (tables_.FindSite(a[1]) == nullptr) {
+        return Fail(HeadError(c, absl::StrFormat("site ID %d is not in the site table", a[1])));
+      }
+      if (a[2] == 0) return Fail(HeadError(c, "task_active with task 0 (0 means no task)"));
+      if (a[4] > now) {
+        return Fail(HeadError(c, absl::StrFormat("task_active begin_time %d is after the record "
+                                                 "time %d",
+                                                 a[4], now)));
+      }
+      if (!state_->RestateTask(a[2])) {
+        return Fail(HeadError(c, absl::StrFormat("task_active: more than %d tasks active in the "
+                                                 "process",
+                                                 kMaxActiveTasks)));
+      }
+      if (log_ != nullptr) log_->Add(SpeculationLog::Op::kTaskActive, a[2]);
+      return kSkip;
+    }
+    case T(EventType::kTaskAdopted): {
+      // dt, task.
+      if (!c.restating) {
+        return Fail(HeadError(c,
+                              "task_adopted outside a re-statement: it must follow "
+                              "thread_status, region_active or task_active"));
+      }
+      if (a[1] == 0) return Fail(HeadError(c, "task_adopted with task 0 (0 means no task)"));
+      ts.adopted_task = a[1];
       return kSkip;
     }
     case T(EventType::kStackRef): {

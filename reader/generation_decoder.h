@@ -167,6 +167,10 @@ class GenerationDecoder {
   Outcome ExecEnds(Cursor& c);       // exec_result
   Outcome ThreadStarts(Cursor& c);   // thread_start
   Outcome ThreadExits(Cursor& c);    // thread_exit
+  Outcome TaskBegins(Cursor& c);     // task_begin
+  Outcome TaskEnds(Cursor& c);       // task_end
+  Outcome TaskAdopts(Cursor& c);     // task_adopt
+  Outcome TaskReleases(Cursor& c);   // task_release
   // Error paths of ProcessTrace2 (out of line).
   Outcome SiteError(const Cursor& c);
   // Checks every string ID of the head; false on error (in error_).

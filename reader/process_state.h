@@ -27,7 +27,14 @@ struct ThreadState {
   // Regions open at the end of the last generation the thread was live in; a later
   // generation's region_active re-statement must match them.
   std::optional<std::vector<uint64_t>> carried;
+  uint64_t adopted_task = 0;  // the task the thread works for (task_adopt), 0: none
+  // The adopted task at the end of the last generation the thread was live in (a later
+  // generation's task_adopted re-statement must match it).
+  std::optional<uint64_t> carried_adopted;
 };
+
+// Most tasks active at once in one process (garbage must not grow memory without bound).
+inline constexpr size_t kMaxActiveTasks = size_t{1} << 20;
 
 // Live state of one process.
 struct ProcessState {
@@ -44,6 +51,8 @@ struct ProcessState {
   absl::flat_hash_map<uint64_t, std::unique_ptr<ThreadState>> threads;
   absl::flat_hash_set<uint64_t> open_children;
   absl::flat_hash_set<uint64_t> open_execs;
+  // Active tasks (task_begin or a task_active re-statement, until task_end).
+  absl::flat_hash_set<uint64_t> open_tasks;
 
   // The pairing rules of children and execs (each returns false if the record is invalid
   // in this state): a child_start or exec must not reuse a running id; a child_exit,
@@ -54,6 +63,17 @@ struct ProcessState {
   bool ChildReady(uint64_t id) const { return open_children.contains(id) || !saw_process_start; }
   bool StartExec(uint64_t id) { return open_execs.insert(id).second; }
   bool EndExec(uint64_t id) { return open_execs.erase(id) > 0 || !saw_process_start; }
+  // The rules of tasks: a task_begin must not name an active task, nor make more than
+  // kMaxActiveTasks active; a task_active re-statement may name an active one; ending a
+  // task that is not active is not an error (it began before what is read).
+  bool StartTask(uint64_t id) {
+    return open_tasks.size() < kMaxActiveTasks && open_tasks.insert(id).second;
+  }
+  bool RestateTask(uint64_t id) {
+    return open_tasks.contains(id) ||
+           (open_tasks.size() < kMaxActiveTasks && open_tasks.insert(id).second);
+  }
+  void EndTask(uint64_t id) { open_tasks.erase(id); }
 
   // After a gap in the process's generation numbers (a generation the writer dropped: a
   // flight recorder's ring, a runtime past its memory limit): what happened in the missing
@@ -78,6 +98,7 @@ struct ProcessState {
     }
     copy.open_children = open_children;
     copy.open_execs = open_execs;
+    copy.open_tasks = open_tasks;
     return copy;
   }
 };

@@ -16,6 +16,7 @@ bool SpeculationCheck::Begin(const ProcessStates& states, absl::string_view sid,
   pairs_.saw_process_start = real_->saw_process_start;
   pairs_.open_children = real_->open_children;
   pairs_.open_execs = real_->open_execs;
+  pairs_.open_tasks = real_->open_tasks;
   return true;
 }
 
@@ -23,8 +24,8 @@ bool SpeculationCheck::Check(const std::vector<SpeculationLog::Entry>& entries) 
   using Op = SpeculationLog::Op;
   for (const SpeculationLog::Entry& entry : entries) {
     const ThreadState* thread = nullptr;
-    if (real_ != nullptr && (entry.op == Op::kThread || entry.op == Op::kRestated ||
-                             entry.op == Op::kThreadStart)) {
+    if (real_ != nullptr &&
+        (entry.op == Op::kThread || entry.op == Op::kRestated || entry.op == Op::kThreadStart)) {
       auto it = real_->threads.find(entry.id);
       if (it != real_->threads.end()) thread = it->second.get();
     }
@@ -32,8 +33,8 @@ bool SpeculationCheck::Check(const std::vector<SpeculationLog::Entry>& entries) 
       case Op::kThread:
         if (thread != nullptr) {
           if (entry.default_name && thread->name != entry.name) return false;
-          if (entry.default_times &&
-              (thread->start_time != entry.start_time || !thread->regions.empty())) {
+          if (entry.default_times && (thread->start_time != entry.start_time ||
+                                      !thread->regions.empty() || thread->adopted_task != 0)) {
             return false;
           }
         }
@@ -42,6 +43,10 @@ bool SpeculationCheck::Check(const std::vector<SpeculationLog::Entry>& entries) 
         break;
       case Op::kRestated:
         if (thread != nullptr && thread->carried.has_value() && *thread->carried != entry.regions) {
+          return false;
+        }
+        if (thread != nullptr && thread->carried_adopted.has_value() &&
+            *thread->carried_adopted != entry.adopted_task) {
           return false;
         }
         break;
@@ -66,6 +71,15 @@ bool SpeculationCheck::Check(const std::vector<SpeculationLog::Entry>& entries) 
       case Op::kExecEnd:
         if (!pairs_.EndExec(entry.id)) return false;
         break;
+      case Op::kTaskBegin:
+        if (!pairs_.StartTask(entry.id)) return false;
+        break;
+      case Op::kTaskEnd:
+        pairs_.EndTask(entry.id);
+        break;
+      case Op::kTaskActive:
+        if (!pairs_.RestateTask(entry.id)) return false;
+        break;
     }
   }
   return true;
@@ -79,6 +93,7 @@ void SpeculationCheck::Apply(const ProcessState& decoded, ProcessStates* states)
   real->saw_process_start = pairs_.saw_process_start;
   real->open_children = std::move(pairs_.open_children);
   real->open_execs = std::move(pairs_.open_execs);
+  real->open_tasks = std::move(pairs_.open_tasks);
   for (const SpeculationLog::Entry& entry : threads_) {
     auto real_thread = real->threads.find(entry.id);
     auto thread = decoded.threads.find(entry.id);

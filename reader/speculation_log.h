@@ -15,6 +15,10 @@
 //   * any other thread with records reads its name, start time and regions: they must be
 //     what a new thread gets (checked per thread);
 //   * thread_start reads whether the thread had started (checked: kThreadStart);
+//   * a re-stated thread's adopted task must match the one carried (kRestated); any other
+//     thread with records must have adopted none;
+//   * task ids: a task_begin must not name an active task (the active ones are re-stated,
+//     so replayed: kTaskBegin, kTaskEnd, kTaskActive);
 //   * child and exec ids pair across generations, and the rules depend on whether the
 //     process's start was read: the records are replayed with ProcessState's rules.
 #ifndef TRACEWIRE_READER_SPECULATION_LOG_H_
@@ -45,6 +49,9 @@ class SpeculationLog {
     kChildReady,
     kExecStart,
     kExecEnd,  // exec_result
+    kTaskBegin,
+    kTaskEnd,
+    kTaskActive,  // a task_active re-statement
   };
   struct Entry {
     Entry() = default;
@@ -60,6 +67,7 @@ class SpeculationLog {
     std::string name;
     uint64_t start_time = 0;
     std::vector<uint64_t> regions;  // kRestated
+    uint64_t adopted_task = 0;      // kRestated: the re-stated adopted task
   };
 
   // Starts the log of a generation.

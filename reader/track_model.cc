@@ -71,6 +71,22 @@ uint32_t TrackModel::TouchLink(absl::string_view parent_sid, int64_t pid) {
   return it->second;
 }
 
+uint32_t TrackModel::FindOrAddGauge(uint32_t process, const Event& e) {
+  std::string key = std::string(e.category);
+  key.push_back('\0');
+  key.append(e.label.data(), e.label.size());
+  auto [it, inserted] =
+      processes_[process].gauges.try_emplace(std::move(key), static_cast<uint32_t>(gauges_.size()));
+  if (inserted) {
+    GaugeTrack& gauge = gauges_.emplace_back();
+    gauge.process = process;
+    gauge.category = std::string(e.category);
+    gauge.name = std::string(e.label);
+    if (e.unit.has_value()) gauge.unit = std::string(*e.unit);
+  }
+  return it->second;
+}
+
 uint32_t TrackModel::FreeLane(ProcessTrack& process) {
   for (uint32_t lane = 0; lane < process.lanes.size(); ++lane) {
     if (process.lanes[lane].slot == kNoIndex) return lane;

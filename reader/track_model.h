@@ -16,7 +16,17 @@
 //     children still nest), found again by child_id;
 //   * execs (exec -> exec_result), found by exec_id;
 //   * thread lifetimes: from the thread's first event (its thread_start when the output
-//     holds it) to its thread_exit; the main thread's (thread number 0) to atexit or signal.
+//     holds it) to its thread_exit; the main thread's (thread number 0) to atexit or signal;
+//   * tasks (task_begin -> task_end), on their process's task track, each on the lowest
+//     lane free when it begins (like children), found again by task ID; its parent is the
+//     slot of its parent task when that one is open. A task_end whose task_begin came before
+//     the output ends nothing;
+//   * task segments (task_adopt -> task_release, the thread's next task_adopt, or its end),
+//     on the thread's track: the stretch in which the thread works for the task (`id`).
+// Regions carry the task their thread worked for when they began (Slice::task, from
+// Event::adopted_task): that is how regions on worker threads belong to a task.
+// Gauges: one gauge track per (process, category, name), numbered from 0 in order of
+// appearance; OnEvent of a gauge sample names it (EventTracks::gauge).
 // A child_start or exec whose id is already open starts nothing (the reader rejects both).
 // Slices still open when their process or the input ends are ended by the consumer:
 // EndProcess(), EndChildren(), EndThreadRegions() or Finish().
@@ -44,9 +54,8 @@
 // consumer keeps its data in a vector indexed by slot. Processes and threads have dense
 // indices too. Listeners must not call the model from a callback.
 //
-// Next, on the same shape: tasks (slices on an async track that cross threads) would be a
-// slice kind with its own per-process lanes like children; gauges, counter tracks keyed
-// like threads; CPU samples would be attributed to OpenRegions() of their thread.
+// Next, on the same shape: CPU samples would be attributed to OpenRegions() of their
+// thread.
 #ifndef TRACEWIRE_READER_TRACK_MODEL_H_
 #define TRACEWIRE_READER_TRACK_MODEL_H_
 
@@ -72,10 +81,12 @@ inline constexpr uint32_t kNoIndex = ~uint32_t{0};
 
 // What a slice stands for.
 enum class SliceKind : uint8_t {
-  kThread,  // a thread's lifetime
-  kRegion,  // region_enter -> region_leave
-  kChild,   // child_start -> child_exit / child_ready
-  kExec,    // exec -> exec_result
+  kThread,       // a thread's lifetime
+  kRegion,       // region_enter -> region_leave
+  kChild,        // child_start -> child_exit / child_ready
+  kExec,         // exec -> exec_result
+  kTask,         // task_begin -> task_end
+  kTaskSegment,  // task_adopt -> task_release (a thread working for a task)
 };
 
 // An open (or just ended) slice.
@@ -92,11 +103,15 @@ struct Slice {
   // process's children track. Others: 0.
   uint32_t depth = 0;
   int nesting = 0;  // regions: Event::nesting of the region_enter
-  // child_id (children), exec_id (execs), thread number (thread lifetimes), 0 (regions).
+  // child_id (children), exec_id (execs), thread number (thread lifetimes), 0 (regions),
+  // task ID (tasks and task segments).
   uint64_t id = 0;
   // Children that ended with a pid > 0: their link (see above), else kNoIndex.
   uint32_t link = kNoIndex;
   absl::Time begin;  // time of the event that began it
+  // Regions: the task the thread worked for when it began (0: none). Tasks: the parent
+  // task's ID (0: none).
+  uint64_t task = 0;
 };
 
 // Why a slice ended.
@@ -130,6 +145,18 @@ struct ProcessTrack {
   std::vector<Slice> lanes;  // children track: lane -> child (slot kNoIndex: free)
   absl::flat_hash_map<uint64_t, uint32_t> child_lanes;  // open child_id -> lane
   std::vector<Slice> execs;                             // open execs, in start order
+  std::vector<Slice> task_lanes;  // task track: lane -> task (slot kNoIndex: free)
+  absl::flat_hash_map<uint64_t, uint32_t> task_lane_of;  // open task ID -> lane
+  // Its gauges: "category\0name" -> gauge track index.
+  absl::flat_hash_map<std::string, uint32_t> gauges;
+};
+
+// A gauge's track: the samples of one (process, category, name).
+struct GaugeTrack {
+  uint32_t process = 0;
+  std::string category;
+  std::string name;
+  std::string unit;  // of its first sample
 };
 
 // A thread's track, and its open regions.
@@ -139,6 +166,7 @@ struct ThreadTrack {
   std::string name;            // the thread name of its first event
   Slice lifetime;              // slot kNoIndex once ended (and for FindOrAddThread's)
   std::vector<Slice> regions;  // open regions, outermost first
+  Slice segment;               // the open task segment (slot kNoIndex: none)
 };
 
 // A child link (see above): its ends as far as the input showed them.
@@ -156,6 +184,7 @@ struct EventTracks {
   bool slice_ended = false;       // the event ended a slice by its own end (not unwinding)
   // The first event of a child process (version or start): its link, else kNoIndex.
   uint32_t parent_link = kNoIndex;
+  uint32_t gauge = kNoIndex;  // a gauge sample: its gauge track
 };
 
 // A listener whose callbacks do nothing; derive and hide the ones needed (see above for
@@ -190,8 +219,8 @@ class TrackModel {
   bool EndInnermostRegion(uint32_t thread, absl::Time time, Listener& listener,
                           SliceEnd cause = SliceEnd::kProcessEnd);
   // Ends every open slice of process `process`: the regions of each thread (by thread
-  // number, innermost first), the children (lane order), the execs (start order), the
-  // thread lifetimes (by thread number).
+  // number, innermost first), the children (lane order), the execs (start order), the task
+  // segments and the tasks (lane order), the thread lifetimes (by thread number).
   template <typename Listener>
   void EndProcess(uint32_t process, absl::Time time, Listener& listener,
                   SliceEnd cause = SliceEnd::kProcessEnd);
@@ -202,7 +231,7 @@ class TrackModel {
 
   // Opens a region on thread `thread` (for consumers that replay partial results; Add()
   // opens regions from events) and returns it.
-  const Slice& BeginRegion(uint32_t thread, int nesting, absl::Time time) {
+  Slice& BeginRegion(uint32_t thread, int nesting, absl::Time time) {
     ThreadTrack& t = threads_[thread];
     const uint32_t parent = t.regions.empty() ? kNoIndex : t.regions.back().slot;
     const uint32_t depth = static_cast<uint32_t>(t.regions.size());
@@ -219,6 +248,8 @@ class TrackModel {
   // Every process and thread so far, by index (order of appearance).
   const std::vector<ProcessTrack>& processes() const { return processes_; }
   const std::vector<ThreadTrack>& threads() const { return threads_; }
+  // Every gauge track so far, by index.
+  const std::vector<GaugeTrack>& gauges() const { return gauges_; }
   // Process and thread `index`.
   const ProcessTrack& process(uint32_t index) const { return processes_[index]; }
   const ThreadTrack& thread(uint32_t index) const { return threads_[index]; }
@@ -255,6 +286,25 @@ class TrackModel {
   // Links of `e` as the first event of its process (see above); kNoIndex if none.
   uint32_t ParentLinkOf(uint32_t process, const Event& e);
 
+  // The gauge track of a gauge sample (created if new).
+  uint32_t FindOrAddGauge(uint32_t process, const Event& e);
+  // Add()'s part for tasks and gauges.
+  template <typename Listener>
+  void AddTaskSlice(const Event& e, uint32_t p, uint32_t t, EventTracks* at, Listener& listener);
+  template <typename Listener>
+  void EndSegment(ThreadTrack& thread, const SliceEnding& end, Listener& listener) {
+    if (thread.segment.slot == kNoIndex) return;
+    const Slice slice = thread.segment;
+    thread.segment.slot = kNoIndex;
+    EndSlice(slice, end, listener);
+  }
+  template <typename Listener>
+  void EndTask(ProcessTrack& process, uint32_t lane, const SliceEnding& end, Listener& listener) {
+    const Slice slice = process.task_lanes[lane];
+    process.task_lanes[lane].slot = kNoIndex;
+    process.task_lane_of.erase(slice.id);
+    EndSlice(slice, end, listener);
+  }
   // Add()'s part for child_start, child_exit, child_ready, exec and exec_result.
   template <typename Listener>
   void AddProcessSlice(const Event& e, uint32_t p, uint32_t t, EventTracks* at, Listener& listener);
@@ -294,6 +344,7 @@ class TrackModel {
   std::vector<uint32_t> free_slots_;
   uint32_t slot_limit_ = 0;
   std::vector<ChildLink> links_;
+  std::vector<GaugeTrack> gauges_;
   absl::flat_hash_map<std::pair<std::string, int64_t>, uint32_t> link_ids_;
 };
 
@@ -332,10 +383,13 @@ void TrackModel::Add(const Event& e, Listener& listener) {
   at.first_of_process = new_process;
   bool ends_lifetime = false;
   switch (e.kind) {
-    case EventKind::kRegionEnter:
-      listener.OnSliceBegin(BeginRegion(t, e.nesting, e.time), e);
+    case EventKind::kRegionEnter: {
+      Slice& region = BeginRegion(t, e.nesting, e.time);
+      region.task = e.adopted_task;
+      listener.OnSliceBegin(region, e);
       at.slice_began = true;
       break;
+    }
     case EventKind::kRegionLeave:
       if (!thread.regions.empty() && thread.regions.back().nesting == e.nesting) {
         PopRegion(thread, SliceEnding{SliceEnd::kEndEvent, &e, e.time}, listener);
@@ -348,6 +402,13 @@ void TrackModel::Add(const Event& e, Listener& listener) {
     case EventKind::kExec:
     case EventKind::kExecResult:
       AddProcessSlice(e, p, t, &at, listener);
+      break;
+    case EventKind::kTaskBegin:
+    case EventKind::kTaskEnd:
+    case EventKind::kTaskAdopt:
+    case EventKind::kTaskRelease:
+    case EventKind::kGauge:
+      AddTaskSlice(e, p, t, &at, listener);
       break;
     case EventKind::kVersion:
     case EventKind::kStart:
@@ -365,7 +426,70 @@ void TrackModel::Add(const Event& e, Listener& listener) {
   }
   listener.OnEvent(e, at);
   if (ABSL_PREDICT_FALSE(ends_lifetime)) {
+    // A thread that ends stops working for its task.
+    EndSegment(threads_[t], SliceEnding{SliceEnd::kEndEvent, &e, e.time}, listener);
     EndLifetime(threads_[t], SliceEnding{SliceEnd::kEndEvent, &e, e.time}, listener);
+  }
+}
+
+// Tasks, task segments and gauges, out of Add()'s way.
+template <typename Listener>
+ABSL_ATTRIBUTE_NOINLINE void TrackModel::AddTaskSlice(const Event& e, uint32_t p, uint32_t t,
+                                                      EventTracks* at, Listener& listener) {
+  ProcessTrack& process = processes_[p];
+  ThreadTrack& thread = threads_[t];
+  const SliceEnding ending{SliceEnd::kEndEvent, &e, e.time};
+  switch (e.kind) {
+    case EventKind::kTaskBegin: {
+      if (process.task_lane_of.contains(e.task_id)) break;
+      uint32_t lane = 0;
+      while (lane < process.task_lanes.size() && process.task_lanes[lane].slot != kNoIndex) ++lane;
+      if (lane == process.task_lanes.size()) process.task_lanes.emplace_back();
+      uint32_t parent = kNoIndex;
+      if (auto it = process.task_lane_of.find(e.parent_task); it != process.task_lane_of.end()) {
+        parent = process.task_lanes[it->second].slot;
+      }
+      Slice& task = process.task_lanes[lane];
+      task = Slice{SliceKind::kTask, NewSlot(),    p, t, parent, lane, 0, e.task_id, kNoIndex,
+                   e.time,           e.parent_task};
+      process.task_lane_of.emplace(e.task_id, lane);
+      listener.OnSliceBegin(task, e);
+      at->slice_began = true;
+      break;
+    }
+    case EventKind::kTaskEnd:
+      if (auto it = process.task_lane_of.find(e.task_id); it != process.task_lane_of.end()) {
+        EndTask(process, it->second, ending, listener);
+        at->slice_ended = true;
+      }
+      break;
+    case EventKind::kTaskAdopt:
+      EndSegment(thread, ending, listener);
+      thread.segment = Slice{SliceKind::kTaskSegment,
+                             NewSlot(),
+                             p,
+                             t,
+                             kNoIndex,
+                             0,
+                             0,
+                             e.task_id,
+                             kNoIndex,
+                             e.time,
+                             e.task_id};
+      listener.OnSliceBegin(thread.segment, e);
+      at->slice_began = true;
+      break;
+    case EventKind::kTaskRelease:
+      if (thread.segment.slot != kNoIndex) {
+        EndSegment(thread, ending, listener);
+        at->slice_ended = true;
+      }
+      break;
+    case EventKind::kGauge:
+      at->gauge = FindOrAddGauge(p, e);
+      break;
+    default:
+      break;
   }
 }
 
@@ -454,6 +578,10 @@ void TrackModel::EndProcess(uint32_t process, absl::Time time, Listener& listene
   ProcessTrack& p = processes_[process];
   for (const Slice& exec : p.execs) EndSlice(exec, end, listener);
   p.execs.clear();
+  for (const auto& [id, thread] : p.threads) EndSegment(threads_[thread], end, listener);
+  for (uint32_t lane = 0; lane < p.task_lanes.size(); ++lane) {
+    if (p.task_lanes[lane].slot != kNoIndex) EndTask(p, lane, end, listener);
+  }
   for (const auto& [id, thread] : p.threads) EndLifetime(threads_[thread], end, listener);
 }
 

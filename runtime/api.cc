@@ -84,8 +84,12 @@ void RegionPrintf(EventType type, const char* file, int line, const char* catego
                   const char* label, int repo_id, const char* fmt, va_list ap) {
   ThreadState* ts = BeginEvent();
   if (ts == nullptr) return;
-  MaybeRecordStack(ts, type);
   const uint32_t index = SiteIndexForContent(ts, file, line, category, label, repo_id);
+  if (SiteFiltered(index)) {
+    EndEvent(ts);
+    return;
+  }
+  MaybeRecordStack(ts, type);
   // git omits the message when fmt is NULL or "".
   const bool has_msg = fmt != nullptr && *fmt != '\0';
   uint64_t msg_id = 0;
@@ -103,8 +107,13 @@ void DataEvent(EventType type, const char* file, int line, const char* category,
                const char* key, uint64_t value) {
   ThreadState* ts = BeginEvent();
   if (ts == nullptr) return;
+  const uint32_t index = SiteIndexForContent(ts, file, line, category, key, repo_id);
+  if (SiteFiltered(index)) {
+    EndEvent(ts);
+    return;
+  }
   MaybeRecordStack(ts, type);
-  WriteTimed(ts, type, SiteFor(ts, file, line, category, key, repo_id), {value});
+  WriteTimed(ts, type, GenSiteId(ts, index), {value});
   EndEvent(ts);
 }
 
@@ -403,9 +412,13 @@ void tw_region_enter_fl(const char* file, int line, const char* category, const 
                         int repo_id) {
   ThreadState* ts = BeginEvent();
   if (ts == nullptr) return;
+  const uint32_t index = SiteIndexForContent(ts, file, line, category, label, repo_id);
+  if (SiteFiltered(index)) {
+    EndEvent(ts);
+    return;
+  }
   MaybeRecordStack(ts, EventType::kRegionEnter);
-  RegionEvent(ts, EventType::kRegionEnter,
-              SiteIndexForContent(ts, file, line, category, label, repo_id), false, {}, 0);
+  RegionEvent(ts, EventType::kRegionEnter, index, false, {}, 0);
   EndEvent(ts);
 }
 
@@ -413,9 +426,13 @@ void tw_region_leave_fl(const char* file, int line, const char* category, const 
                         int repo_id) {
   ThreadState* ts = BeginEvent();
   if (ts == nullptr) return;
+  const uint32_t index = SiteIndexForContent(ts, file, line, category, label, repo_id);
+  if (SiteFiltered(index)) {
+    EndEvent(ts);
+    return;
+  }
   MaybeRecordStack(ts, EventType::kRegionLeave);
-  RegionEvent(ts, EventType::kRegionLeave,
-              SiteIndexForContent(ts, file, line, category, label, repo_id), false, {}, 0);
+  RegionEvent(ts, EventType::kRegionLeave, index, false, {}, 0);
   EndEvent(ts);
 }
 
@@ -423,11 +440,15 @@ void tw_region_enter_site(struct tw_callsite* site, const char* file, int line,
                           const char* category, const char* label, int repo_id) {
   ThreadState* ts = BeginEvent();
   if (ts == nullptr) return;
+  const uint32_t index = SiteIndexForCallsite(site, file, line, category, label, repo_id);
+  if (__builtin_expect(index == kFilteredSite, 0)) {
+    EndEvent(ts);
+    return;
+  }
   if (__builtin_expect(WantStack(EventType::kRegionEnter), 0)) {
     MaybeRecordStack(ts, EventType::kRegionEnter);
   }
-  RegionEvent(ts, EventType::kRegionEnter,
-              SiteIndexForCallsite(site, file, line, category, label, repo_id), false, {}, 0);
+  RegionEvent(ts, EventType::kRegionEnter, index, false, {}, 0);
   EndEvent(ts);
 }
 
@@ -435,11 +456,15 @@ void tw_region_leave_site(struct tw_callsite* site, const char* file, int line,
                           const char* category, const char* label, int repo_id) {
   ThreadState* ts = BeginEvent();
   if (ts == nullptr) return;
+  const uint32_t index = SiteIndexForCallsite(site, file, line, category, label, repo_id);
+  if (__builtin_expect(index == kFilteredSite, 0)) {
+    EndEvent(ts);
+    return;
+  }
   if (__builtin_expect(WantStack(EventType::kRegionLeave), 0)) {
     MaybeRecordStack(ts, EventType::kRegionLeave);
   }
-  RegionEvent(ts, EventType::kRegionLeave,
-              SiteIndexForCallsite(site, file, line, category, label, repo_id), false, {}, 0);
+  RegionEvent(ts, EventType::kRegionLeave, index, false, {}, 0);
   EndEvent(ts);
 }
 
@@ -473,9 +498,14 @@ void tw_data_string_fl(const char* file, int line, const char* category, int rep
                        const char* key, const char* value) {
   ThreadState* ts = BeginEvent();
   if (ts == nullptr) return;
+  const uint32_t index = SiteIndexForContent(ts, file, line, category, key, repo_id);
+  if (SiteFiltered(index)) {
+    EndEvent(ts);
+    return;
+  }
   MaybeRecordStack(ts, EventType::kData);
   const uint64_t value_id = UniqueString(ts, value == nullptr ? "" : value);
-  WriteTimed(ts, EventType::kData, SiteFor(ts, file, line, category, key, repo_id), {value_id});
+  WriteTimed(ts, EventType::kData, GenSiteId(ts, index), {value_id});
   EndEvent(ts);
 }
 
@@ -488,11 +518,15 @@ void tw_data_intmax_site(struct tw_callsite* site, const char* file, int line, c
                          int repo_id, const char* key, intmax_t value) {
   ThreadState* ts = BeginEvent();
   if (ts == nullptr) return;
+  const uint32_t index = SiteIndexForCallsite(site, file, line, category, key, repo_id);
+  if (__builtin_expect(index == kFilteredSite, 0)) {
+    EndEvent(ts);
+    return;
+  }
   if (__builtin_expect(WantStack(EventType::kDataInt), 0)) {
     MaybeRecordStack(ts, EventType::kDataInt);
   }
-  const uint64_t site_id =
-      GenSiteId(ts, SiteIndexForCallsite(site, file, line, category, key, repo_id));
+  const uint64_t site_id = GenSiteId(ts, index);
   WriteTimed(ts, EventType::kDataInt, site_id, {ZigzagEncode(value)});
   EndEvent(ts);
 }
@@ -501,9 +535,14 @@ void tw_data_json_fl(const char* file, int line, const char* category, int repo_
                      const char* json) {
   ThreadState* ts = BeginEvent();
   if (ts == nullptr) return;
+  const uint32_t index = SiteIndexForContent(ts, file, line, category, key, repo_id);
+  if (SiteFiltered(index)) {
+    EndEvent(ts);
+    return;
+  }
   MaybeRecordStack(ts, EventType::kDataJson);
   const uint64_t json_id = UniqueString(ts, json == nullptr ? "null" : json);
-  WriteTimed(ts, EventType::kDataJson, SiteFor(ts, file, line, category, key, repo_id), {json_id});
+  WriteTimed(ts, EventType::kDataJson, GenSiteId(ts, index), {json_id});
   EndEvent(ts);
 }
 

@@ -4,9 +4,11 @@
 #include <sched.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 
+#include "absl/container/flat_hash_set.h"
 #include "format/generation_records.h"
 #include "format/varint.h"
 #include "runtime/recorder.h"
@@ -100,7 +102,44 @@ void WriteRestatement(ThreadState* ts, bool locked) {
     dt = StampEvent(ts, &now);
     WriteEvent(ts, EventType::kRegionActive, {dt, site_id, msg_id, frame.enter_time});
   }
+  // A thread's tasks exist only once it has recorded events: only the advancer, which owns
+  // every state, re-states them.
+  if (locked) {
+    WriteTaskRestatementLocked(s, ts, ts->begun_tasks);
+    if (ts->adopted_task != 0) {
+      if (ts->pos.get() > ts->limit.get()) AppendBatchLocked(s, ts);
+      dt = StampEvent(ts, &now);
+      WriteEvent(ts, EventType::kTaskAdopted, {dt, ts->adopted_task});
+    }
+  }
   ts->pending_status.set(false);
+}
+
+void WriteTaskRestatementLocked(Session& s, ThreadState* ts, const std::vector<TaskRecord>& tasks) {
+  uint64_t now;
+  for (const TaskRecord& task : tasks) {
+    if (ts->pos.get() > ts->limit.get()) AppendBatchLocked(s, ts);
+    const uint64_t site_id = GenSiteIdLocked(s, ts->gen.get(), task.site_index);
+    const uint64_t dt = StampEvent(ts, &now);
+    WriteEvent(ts, EventType::kTaskActive, {dt, site_id, task.id, task.parent, task.begin_time});
+  }
+}
+
+void ReconcileTasksLocked(Session& s) {
+  absl::flat_hash_set<uint64_t> ended(s.orphan_ended.begin(), s.orphan_ended.end());
+  s.orphan_ended.clear();
+  for (ThreadState* ts : s.threads) {
+    ended.insert(ts->ended_tasks.begin(), ts->ended_tasks.end());
+    ts->ended_tasks.clear();
+  }
+  if (ended.empty()) return;
+  auto drop_ended = [&ended](std::vector<TaskRecord>& tasks) {
+    tasks.erase(std::remove_if(tasks.begin(), tasks.end(),
+                               [&ended](const TaskRecord& t) { return ended.contains(t.id); }),
+                tasks.end());
+  };
+  for (ThreadState* ts : s.threads) drop_ended(ts->begun_tasks);
+  drop_ended(s.orphan_tasks);
 }
 
 void OpenGenerationLocked(Session& s, uint64_t gen) {
@@ -209,6 +248,7 @@ void AdvanceGenerationLocked(bool final) {
     s.filling.gen = new_gen;
     if (!last) {
       OpenGenerationLocked(s, new_gen);
+      ReconcileTasksLocked(s);
       for (ThreadState* ts : s.threads) {
         ts->gen.set(new_gen);
         ts->gen_word.set(new_word);
@@ -216,6 +256,8 @@ void AdvanceGenerationLocked(bool final) {
         ts->string_id_limit.set(0);
         ts->batches_flushed.set(0);
         WriteRestatement(ts, true);
+        // The tasks of exited threads: re-stated by the first live thread (main).
+        if (ts == s.threads.front()) WriteTaskRestatementLocked(s, ts, s.orphan_tasks);
         ts->restate_end.set(ts->pos.get());
       }
     }

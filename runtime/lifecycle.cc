@@ -16,6 +16,7 @@
 
 #include "format/constants.h"
 #include "format/file_header_encoder.h"
+#include "runtime/category_filter.h"
 #include "runtime/config_params.h"
 #include "runtime/emit.h"
 #include "runtime/flight_recorder.h"
@@ -55,7 +56,7 @@ void EmitTimers(const TimerDefinition* defs, const TimerState* timers, int count
   for (int i = 0; i < count; ++i) {
     if (per_thread && !defs[i].per_thread) continue;
     const TimerState& t = timers[i];
-    if (t.intervals == 0) continue;
+    if (t.intervals == 0 || !CategoryRecorded(defs[i].category)) continue;
     EmitInternal(type, defs[i].category.c_str(), defs[i].name.c_str(),
                  {t.intervals, t.total, t.min, t.max});
   }
@@ -65,7 +66,7 @@ void EmitCounters(const TimerDefinition* defs, const uint64_t* values, const boo
                   bool per_thread, format::EventType type) {
   for (int i = 0; i < count; ++i) {
     if (per_thread && !defs[i].per_thread) continue;
-    if (!used[i]) continue;
+    if (!used[i] || !CategoryRecorded(defs[i].category)) continue;
     EmitInternal(type, defs[i].category.c_str(), defs[i].name.c_str(), {values[i]});
   }
 }
@@ -274,6 +275,7 @@ TRACEWIRE_STARTUP_PATH int Initialize(const tw_settings& settings, const char* f
   g_need_fence.store(syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0,
                      std::memory_order_relaxed);
 
+  SetCategoryFilter(settings.categories);  // before any site is registered
   s.signal_site_index = s.site_registry.Intern(MakeSite(nullptr, 0, nullptr, nullptr, -1));
   {
     std::lock_guard<std::mutex> output_lock(s.output_mu);
@@ -333,6 +335,9 @@ void DetachCurrentThread(bool emit_exit_events, const char* file, int line) {
       // the registry lock, and it re-stated this thread at its last advance.
       MoveThreadBuffersLocked(s, ts);
     }
+    // Its tasks outlive it: the generation switch re-states the active ones elsewhere.
+    s.orphan_tasks.insert(s.orphan_tasks.end(), ts->begun_tasks.begin(), ts->begun_tasks.end());
+    s.orphan_ended.insert(s.orphan_ended.end(), ts->ended_tasks.begin(), ts->ended_tasks.end());
     auto& threads = s.threads;
     threads.erase(std::remove(threads.begin(), threads.end(), ts), threads.end());
   }

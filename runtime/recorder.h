@@ -109,6 +109,15 @@ struct RegionFrame {
   uint64_t enter_time;
 };
 
+// A task the thread began, active unless a thread has ended it since the last generation
+// switch (the switch drops the ended ones: ReconcileTasksLocked).
+struct TaskRecord {
+  uint64_t id;
+  uint64_t parent;
+  uint32_t site_index;  // category and name
+  uint64_t begin_time;
+};
+
 // Stopwatch state of one timer in one thread.
 struct TimerState {
   uint64_t started = 0;
@@ -148,6 +157,11 @@ struct alignas(64) ThreadState {
   std::string name;
   std::vector<RegionFrame> regions;
   std::string msg_arena;
+  std::vector<TaskRecord> begun_tasks;  // tasks this thread began (re-stated while active)
+  std::vector<uint64_t> ended_tasks;    // tasks it ended that another thread began
+  uint64_t adopted_task = 0;            // the task the thread works for (0: none)
+  uint64_t next_task_id = 0;            // the thread's block of task IDs
+  uint64_t task_id_limit = 0;
   // The thread's alone.
   std::string scratch;          // reusable formatting buffer
   SiteContentCache site_cache;  // content-keyed site lookups (strings that may change)
@@ -250,6 +264,12 @@ extern SiteRegistry* g_site_registry;
 // Slow path of GenSiteId: assigns the site an ID in the thread's generation.
 uint64_t GenSiteIdSlow(ThreadState* ts, uint32_t index) __attribute__((noinline));
 
+// The value a literal call site's word holds once its category is known to be filtered
+// out (TRACEWIRE_CATEGORIES): the macros test it inline and skip the call.
+inline constexpr uint64_t kCallsiteFiltered = TW_CALLSITE_FILTERED;
+// SiteIndexForCallsite's answer for a filtered site.
+inline constexpr uint32_t kFilteredSite = ~uint32_t{0};
+
 // Slow path of SiteIndexForCallsite: registers the site and fills the cache.
 uint32_t SiteIndexForCallsiteSlow(tw_callsite* callsite, const char* file, int line,
                                   const char* category, const char* label, int repo_id)
@@ -264,6 +284,7 @@ inline uint32_t SiteIndexForCallsite(tw_callsite* callsite, const char* file, in
                                      const char* category, const char* label, int repo_id) {
   const uint64_t repo_tag = repo_id < 0 ? 0 : static_cast<uint64_t>(repo_id) + 1;
   const uint64_t word = __atomic_load_n(&callsite->word, __ATOMIC_ACQUIRE);
+  if (__builtin_expect(word == kCallsiteFiltered, 0)) return kFilteredSite;
   if (__builtin_expect(word != 0 && (word >> 32) == repo_tag, 1)) {
     return static_cast<uint32_t>(word) - 1;
   }
@@ -278,6 +299,9 @@ inline uint64_t GenSiteId(ThreadState* ts, uint32_t index) {
   }
   return GenSiteIdSlow(ts, index);
 }
+
+// Whether registry entry `index` is filtered out by TRACEWIRE_CATEGORIES (kFilteredSite is).
+bool SiteFiltered(uint32_t index);
 
 // Records `value` as a new string of the thread's generation; returns its ID.
 uint64_t UniqueString(ThreadState* ts, absl::string_view value);

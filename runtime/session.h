@@ -66,6 +66,12 @@ struct Session {
   std::mutex registry_mu;
   std::vector<ThreadState*> threads;
   int next_thread_number = 1;
+  // Tasks begun by threads that have exited, and tasks ended by them that another thread
+  // began (requires registry_mu; reconciled and re-stated at each generation switch).
+  std::vector<TaskRecord> orphan_tasks;
+  std::vector<uint64_t> orphan_ended;
+  // The next block of task IDs a thread takes (IDs are unique in the process, from 1).
+  std::atomic<uint64_t> next_task_block{1};
 
   // Buffers of every kind, recycled.
   BufferPool pool;
@@ -205,6 +211,12 @@ uint64_t GenSiteIdLocked(Session& s, uint64_t gen, uint32_t index);
 // Writes thread_status and one region_active per open region of `ts`. Requires being in an
 // event on ts's thread, or exclusive ownership with output_mu and tables_mu held (`locked`).
 void WriteRestatement(ThreadState* ts, bool locked);
+
+// Drops the tasks ended since the last switch from the threads' and the orphans' lists
+// of active tasks. Requires registry_mu and exclusive ownership of every thread state.
+void ReconcileTasksLocked(Session& s);
+// Writes task_active for each of `tasks` into ts's batch (the advancer, locks held).
+void WriteTaskRestatementLocked(Session& s, ThreadState* ts, const std::vector<TaskRecord>& tasks);
 
 // Starts the thread that cuts generations on time and on size.
 void StartAdvancer(Session& s);

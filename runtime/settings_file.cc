@@ -40,6 +40,7 @@ constexpr absl::string_view kFileSettings[] = {
     "TRACEWIRE_FLIGHT_RECORDER",
     "TRACEWIRE_FLIGHT_SIGNAL",
     "TRACEWIRE_FLIGHT_ON_ERROR",
+    "TRACEWIRE_CATEGORIES",
 };
 
 // The system-wide settings file.
@@ -293,6 +294,7 @@ tw_settings LoadSettings(bool* tracing_refused) {
   settings.max_files = CheckedFileCount(LookupSetting("TRACEWIRE_MAX_FILES"));
   settings.config_params = Setting("TRACEWIRE_CONFIG_PARAMS");
   settings.env_vars = Setting("TRACEWIRE_ENV_VARS");
+  settings.categories = Setting("TRACEWIRE_CATEGORIES");
   settings.no_ancestry = !CheckedBool(LookupSetting("TRACEWIRE_ANCESTRY"), true);
   settings.write_timeout_ms = static_cast<int>(std::min<uint64_t>(
       CheckedPositive(LookupSetting("TRACEWIRE_WRITE_TIMEOUT_MS"), "the default, 1000"),

@@ -2,6 +2,8 @@
 
 #include <new>
 
+#include "runtime/category_filter.h"
+
 namespace tracewire::runtime {
 
 format::Site MakeSite(const char* file, int line, const char* category, const char* label,
@@ -29,9 +31,10 @@ uint32_t SiteRegistry::Intern(const format::Site& site) {
     void* storage = ::operator new(sizeof(SiteEntry) * kChunkSize);
     chunks_[chunk].store(static_cast<SiteEntry*>(storage), std::memory_order_release);
   }
-  SiteEntry* entry = new (&chunks_[chunk].load(std::memory_order_relaxed)[index & (kChunkSize - 1)])
-      SiteEntry;
+  SiteEntry* entry =
+      new (&chunks_[chunk].load(std::memory_order_relaxed)[index & (kChunkSize - 1)]) SiteEntry;
   entry->site = site;
+  entry->filtered = !CategoryRecorded(site.category.has_value() ? *site.category : "");
   index_.emplace(site, index);
   return index;
 }

@@ -21,6 +21,9 @@ namespace tracewire::runtime {
 struct SiteEntry {
   format::Site site;
   std::atomic<uint64_t> gen_id{0};  // (generation & 0xffffffff) << 32 | site ID
+  // Its category is filtered out (TRACEWIRE_CATEGORIES): events of this site are dropped.
+  // Decided at registration, immutable.
+  bool filtered = false;
 };
 
 class SiteRegistry {

@@ -228,12 +228,22 @@ uint32_t SiteIndexForContent(ThreadState* ts, const char* file, int line, const 
 uint32_t SiteIndexForCallsiteSlow(tw_callsite* callsite, const char* file, int line,
                                   const char* category, const char* label, int repo_id) {
   const uint64_t repo_tag = repo_id < 0 ? 0 : static_cast<uint64_t>(repo_id) + 1;
-  const uint32_t index =
-      GetSession().site_registry.Intern(MakeSite(file, line, category, label, repo_id));
+  SiteRegistry& registry = GetSession().site_registry;
+  const uint32_t index = registry.Intern(MakeSite(file, line, category, label, repo_id));
+  if (index == kFilteredSite) return kFilteredSite;  // the registry is full: drop
+  if (registry.Get(index).filtered) {
+    // Every later call of this literal site is skipped by the macro's test of the word.
+    __atomic_store_n(&callsite->word, kCallsiteFiltered, __ATOMIC_RELEASE);
+    return kFilteredSite;
+  }
   if (repo_tag <= 0xffffffffu) {
     __atomic_store_n(&callsite->word, (repo_tag << 32) | (uint64_t{index} + 1), __ATOMIC_RELEASE);
   }
   return index;
+}
+
+bool SiteFiltered(uint32_t index) {
+  return index == kFilteredSite || g_site_registry->Get(index).filtered;
 }
 
 uint64_t UniqueString(ThreadState* ts, absl::string_view value) {

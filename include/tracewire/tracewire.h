@@ -92,6 +92,7 @@ struct tw_settings {
                                      receives only dumps (tw_flight_recorder_dump) */
   int flight_signal;              /* flight recorder: SIGUSR1 or SIGUSR2 dumps (0 = none) */
   int flight_on_error;            /* flight recorder: 1 = dump on the first error event */
+  const char *categories;         /* category filter, as TRACEWIRE_CATEGORIES (NULL: all) */
 };
 
 /* Programmatic enabling: like tw_initialize, but from `settings` instead of the
@@ -278,6 +279,16 @@ struct tw_callsite {
   uint64_t word;
 };
 
+/* The word of a literal call site whose category TRACEWIRE_CATEGORIES filters out: the
+ * macros test it inline, so a filtered call site costs one branch. */
+#define TW_CALLSITE_FILTERED (~(uint64_t)0)
+#if defined(__GNUC__)
+#define TW_SITE_RECORDS_(site) \
+  (__atomic_load_n(&(site)->word, __ATOMIC_RELAXED) != TW_CALLSITE_FILTERED)
+#else
+#define TW_SITE_RECORDS_(site) ((site)->word != TW_CALLSITE_FILTERED)
+#endif
+
 void tw_region_enter_fl(const char *file, int line, const char *category, const char *label,
                         int repo_id);
 void tw_region_leave_fl(const char *file, int line, const char *category, const char *label,
@@ -303,7 +314,8 @@ void tw_region_leave_site(struct tw_callsite *site, const char *file, int line,
     if (TW_UNLIKELY(TW_ENABLED())) {                                                   \
       if (TW_LITERAL_SITE_(category, label)) {                                            \
         static struct tw_callsite tw_site_;                                               \
-        tw_region_enter_site(&tw_site_, __FILE__, __LINE__, (category), (label), (repo)); \
+        if (TW_SITE_RECORDS_(&tw_site_))                                                  \
+          tw_region_enter_site(&tw_site_, __FILE__, __LINE__, (category), (label), (repo)); \
       } else {                                                                            \
         tw_region_enter_fl(__FILE__, __LINE__, (category), (label), (repo));              \
       }                                                                                   \
@@ -314,7 +326,8 @@ void tw_region_leave_site(struct tw_callsite *site, const char *file, int line,
     if (TW_UNLIKELY(TW_ENABLED())) {                                                   \
       if (TW_LITERAL_SITE_(category, label)) {                                            \
         static struct tw_callsite tw_site_;                                               \
-        tw_region_leave_site(&tw_site_, __FILE__, __LINE__, (category), (label), (repo)); \
+        if (TW_SITE_RECORDS_(&tw_site_))                                                  \
+          tw_region_leave_site(&tw_site_, __FILE__, __LINE__, (category), (label), (repo)); \
       } else {                                                                            \
         tw_region_leave_fl(__FILE__, __LINE__, (category), (label), (repo));              \
       }                                                                                   \
@@ -352,7 +365,8 @@ void tw_data_intmax_site(struct tw_callsite *site, const char *file, int line, c
     if (TW_UNLIKELY(TW_ENABLED())) {                                                    \
       if (TW_LITERAL_SITE_(cat, key)) {                                                    \
         static struct tw_callsite tw_site_;                                                \
-        tw_data_intmax_site(&tw_site_, __FILE__, __LINE__, (cat), (repo), (key), (value)); \
+        if (TW_SITE_RECORDS_(&tw_site_))                                                   \
+          tw_data_intmax_site(&tw_site_, __FILE__, __LINE__, (cat), (repo), (key), (value)); \
       } else {                                                                             \
         tw_data_intmax_fl(__FILE__, __LINE__, (cat), (repo), (key), (value));              \
       }                                                                                    \
@@ -383,6 +397,44 @@ void tw_timer_stop(int timer_id);
 /* Defines a counter (at most 64); returns its id, or -1. Same reporting as timers. */
 int tw_counter_define(const char *category, const char *name, int per_thread);
 void tw_counter_add(int counter_id, uint64_t value);
+
+/* ---- Tasks: work that crosses threads ---------------------------------------------- */
+
+/* Begins a task (one request or job, handed from thread to thread) named `name` in
+ * `category`, child of task `parent` (0: none), and returns its ID: non-zero and unique in
+ * the process. Returns 0 when tracing is off or `category` is filtered out; the other task
+ * calls accept 0 and do nothing. Any thread may end it. */
+uint64_t tw_task_begin_fl(const char *file, int line, uint64_t parent, const char *category,
+                          const char *name);
+#define tw_task_begin(parent, category, name)                                          \
+  (TW_UNLIKELY(TW_ENABLED()) ? tw_task_begin_fl(__FILE__, __LINE__, (parent), (category), \
+                                                (name))                               \
+                             : (uint64_t)0)
+/* Ends task `task` (0: nothing). Threads that still work for it keep doing so until they
+ * release it. */
+void tw_task_end(uint64_t task);
+/* From now on the calling thread works for `task` (replacing the task it worked for): the
+ * regions, data and errors it records belong to the task, until tw_task_release or the
+ * next tw_task_adopt. `task` 0 releases. */
+void tw_task_adopt(uint64_t task);
+/* The calling thread stops working for the task it adopted (nothing if none). */
+void tw_task_release(void);
+
+/* ---- Gauges: values over time ------------------------------------------------------- */
+
+/* Defines a gauge (at most 256): a value sampled over time, such as a queue depth or the
+ * memory in use, in `unit` (e.g. "items", "bytes"; NULL: none). Returns its id, or -1 if
+ * the table is full. May be called before tracing starts. */
+int tw_gauge_define(const char *category, const char *name, const char *unit);
+/* Records one timestamped sample of gauge `gauge_id` (nothing for -1, when tracing is off,
+ * or when its category is filtered out). */
+void tw_gauge_set(int gauge_id, int64_t value);
+
+/* ---- Categories --------------------------------------------------------------------- */
+
+/* Non-zero if tracing is enabled and events of `category` are recorded (TRACEWIRE_CATEGORIES
+ * does not filter it out): guards arguments that are costly to compute. */
+int tw_category_enabled(const char *category);
 
 #ifdef __cplusplus
 } /* extern "C" */

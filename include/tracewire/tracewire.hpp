@@ -73,6 +73,58 @@ class TimerScope {
   int timer_id_;
 };
 
+// A task (tw_task_begin): begun on construction, ended by End() or on destruction,
+// whichever comes first. Movable, so it can travel with the work from thread to thread.
+class Task {
+ public:
+  // An empty task (id 0): End() and the destructor do nothing.
+  Task() = default;
+  Task(const char* category, const char* name, uint64_t parent = 0,
+       const char* file = __builtin_FILE(), int line = __builtin_LINE())
+      : id_(TW_UNLIKELY(TW_ENABLED()) ? tw_task_begin_fl(file, line, parent, category, name) : 0) {}
+  Task(Task&& other) noexcept : id_(other.id_) { other.id_ = 0; }
+  Task& operator=(Task&& other) noexcept {
+    if (this != &other) {
+      End();
+      id_ = other.id_;
+      other.id_ = 0;
+    }
+    return *this;
+  }
+  ~Task() { End(); }
+  Task(const Task&) = delete;
+  Task& operator=(const Task&) = delete;
+
+  // Ends the task now (once).
+  void End() {
+    if (id_ != 0) tw_task_end(id_);
+    id_ = 0;
+  }
+  // The task's ID (0 when tracing was off or its category is filtered out).
+  uint64_t id() const { return id_; }
+
+ private:
+  uint64_t id_ = 0;
+};
+
+// The calling thread works for a task while the scope lives (tw_task_adopt on
+// construction, tw_task_release on destruction).
+class TaskScope {
+ public:
+  explicit TaskScope(uint64_t task) : active_(task != 0) {
+    if (active_) tw_task_adopt(task);
+  }
+  explicit TaskScope(const Task& task) : TaskScope(task.id()) {}
+  ~TaskScope() {
+    if (active_) tw_task_release();
+  }
+  TaskScope(const TaskScope&) = delete;
+  TaskScope& operator=(const TaskScope&) = delete;
+
+ private:
+  bool active_;
+};
+
 // Typed data events. `tracewire::Data(category, key, value)` records:
 //   * an integer of any type (char, signed/unsigned char, short, int, long, long long and
 //     their unsigned forms, char16_t/char32_t/wchar_t) or an enumeration: `data_int` with its

@@ -64,6 +64,32 @@ struct ChildSlice {
   std::vector<std::string> argv;
 };
 
+// Where a task segment began: what its flow event binds to (the segment's X has the same
+// ts, pid, tid and cat).
+struct FlowStop {
+  int64_t pid = 0;
+  int64_t tid = 0;
+  int64_t ts = 0;
+};
+
+// A task (task_begin -> task_end): its async slice and the segments of threads that
+// worked for it, joined by one flow when it ends. Keyed by (process index, task ID).
+struct TaskInfo {
+  std::string name;
+  std::string category;
+  uint64_t parent = 0;
+  int64_t pid = 0;
+  std::vector<FlowStop> stops;  // the segments begun while it was open, in time order
+};
+
+// An open task segment (indexed by slot).
+struct SegmentSlice {
+  int64_t begin_ns = 0;
+  std::string name;
+  std::string category;
+  uint64_t task = 0;
+};
+
 // One timeline: a thread, or a lane of a children track.
 struct Track {
   int64_t tid = 0;
@@ -169,6 +195,15 @@ class ChromeFormatter : public Formatter, public reader::TrackListener {
   // Writes the instant of `e`; returns its ts.
   int64_t Instant(const Event& e, Process& p, Track& t, int64_t ns, std::string* out);
   void Counter(const Event& e, Process& p, Track& t, int64_t ns, std::string* out);
+  // A gauge sample: one point of its "C" series.
+  void GaugePoint(const Event& e, Process& p, Track& t, int64_t ns, std::string* out);
+  // Task slices (async b/e) and segments (X on the thread, bound to the task's flow).
+  void BeginTask(const reader::Slice& slice, const Event& e, std::string* out);
+  void EndTask(const reader::Slice& slice, std::string* out);
+  void BeginSegment(const reader::Slice& slice, std::string* out);
+  void EndSegment(const reader::Slice& slice, std::string* out);
+  void AsyncEvent(const char* ph, const TaskInfo& task, uint64_t id, int64_t tid, int64_t ts,
+                  std::string* out);
   void FlowEvent(const char* ph, int64_t id, int64_t pid, int64_t tid, int64_t ts,
                  std::string* out);
   // Writes the "f" of flow `link` at `end` if its "s" is written, else keeps `end` for
@@ -179,13 +214,16 @@ class ChromeFormatter : public Formatter, public reader::TrackListener {
   bool have_base_ = false;
   absl::Time base_;
   reader::TrackModel model_;
-  std::string* out_ = nullptr;        // the output of the current Write() or Finish()
-  int64_t now_ns_ = 0;                // the time slices begin and end at (the event's)
-  reader::EventTracks at_;            // where the current event is
-  std::vector<Process> processes_;    // by the model's process index
-  std::vector<Track> threads_;        // by the model's thread index
-  std::vector<RegionSlice> regions_;  // open regions' data, by slot
-  std::vector<ChildSlice> children_;  // running children's data, by slot
+  std::string* out_ = nullptr;          // the output of the current Write() or Finish()
+  int64_t now_ns_ = 0;                  // the time slices begin and end at (the event's)
+  reader::EventTracks at_;              // where the current event is
+  std::vector<Process> processes_;      // by the model's process index
+  std::vector<Track> threads_;          // by the model's thread index
+  std::vector<RegionSlice> regions_;    // open regions' data, by slot
+  std::vector<ChildSlice> children_;    // running children's data, by slot
+  std::vector<SegmentSlice> segments_;  // open task segments, by slot
+  absl::flat_hash_map<std::pair<uint32_t, uint64_t>, TaskInfo> tasks_;
+  int64_t next_task_flow_ = 1;
   absl::flat_hash_set<int64_t> used_pids_;
   int64_t next_synthetic_pid_ = kSyntheticPidBase;
   std::vector<Flow> flows_;         // by link id - 1
@@ -466,6 +504,106 @@ void ChromeFormatter::Counter(const Event& e, Process& p, Track& t, int64_t ns, 
   jw.End();
 }
 
+void ChromeFormatter::GaugePoint(const Event& e, Process& p, Track& t, int64_t ns,
+                                 std::string* out) {
+  name_ = absl::StrCat(e.category, "/", e.label);
+  if (e.unit.has_value() && !e.unit->empty()) absl::StrAppend(&name_, " (", *e.unit, ")");
+  JsonWriter jw(out);
+  Begin(jw, "C", name_, "gauge", p.pid, t.tid, Tick(t, ns), out);
+  jw.ObjectBeginObject("args");
+  jw.ObjectInt("value", e.value_int);
+  jw.End();
+  jw.End();
+}
+
+void ChromeFormatter::AsyncEvent(const char* ph, const TaskInfo& task, uint64_t id, int64_t tid,
+                                 int64_t ts, std::string* out) {
+  JsonWriter jw(out);
+  Begin(jw, ph, task.name, task.category, task.pid, tid, ts, out);
+  // Task IDs are unique in their process: process-local async IDs.
+  jw.ObjectBeginObject("id2");
+  jw.ObjectString("local", absl::StrCat("0x", absl::Hex(id)));
+  jw.End();
+  if (ph[0] == 'b') {
+    jw.ObjectBeginObject("args");
+    jw.ObjectRawJson("task", absl::StrCat(id), false);
+    if (task.parent != 0) jw.ObjectRawJson("parent", absl::StrCat(task.parent), false);
+    jw.End();
+  }
+  jw.End();
+}
+
+void ChromeFormatter::BeginTask(const reader::Slice& slice, const Event& e, std::string* out) {
+  TaskInfo& task = tasks_[{slice.process, slice.id}];
+  task = TaskInfo{};
+  task.name =
+      std::string(ValidUtf8(e.label.empty() ? absl::string_view("task") : e.label, &scratch_));
+  task.category = std::string(ValidUtf8(e.category.empty() ? "task" : e.category, &scratch_));
+  task.parent = slice.task;
+  task.pid = processes_[slice.process].pid;
+  // Ticked on the thread's track like its other events, so that no two events of the
+  // track share a ts (the flow events bind to the segments' by ts, pid, tid and cat).
+  Track& t = threads_[slice.thread];
+  AsyncEvent("b", task, slice.id, t.tid, Tick(t, now_ns_), out);
+}
+
+void ChromeFormatter::EndTask(const reader::Slice& slice, std::string* out) {
+  auto it = tasks_.find({slice.process, slice.id});
+  if (it == tasks_.end()) return;
+  TaskInfo& task = it->second;
+  Track& t = threads_[slice.thread];
+  AsyncEvent("e", task, slice.id, t.tid, Tick(t, now_ns_), out);
+  // The flow through the threads that worked for it: "s" at its first segment, a "t" at
+  // each later one, "f" at the last (in time order, as the DevTools engine reads them).
+  if (task.stops.size() >= 2) {
+    const int64_t id = next_task_flow_++;
+    for (size_t i = 0; i < task.stops.size(); ++i) {
+      const FlowStop& stop = task.stops[i];
+      const char* ph = i == 0 ? "s" : i + 1 == task.stops.size() ? "f" : "t";
+      JsonWriter jw(out);
+      Begin(jw, ph, "task", task.category, stop.pid, stop.tid, stop.ts, out);
+      jw.ObjectInt("id", id);
+      if (ph[0] != 's') jw.ObjectString("bp", "e");
+      jw.End();
+    }
+  }
+  // Forgotten (memory stays bounded by the open tasks): a segment that begins later is
+  // drawn as "task <id>", with no flow.
+  tasks_.erase(it);
+}
+
+void ChromeFormatter::BeginSegment(const reader::Slice& slice, std::string* out) {
+  if (segments_.size() <= slice.slot) segments_.resize(slice.slot + 1);
+  SegmentSlice& segment = segments_[slice.slot];
+  Track& t = threads_[slice.thread];
+  segment.begin_ns = Tick(t, now_ns_);
+  segment.task = slice.id;
+  auto it = tasks_.find({slice.process, slice.id});
+  if (it != tasks_.end()) {
+    segment.name = it->second.name;
+    segment.category = it->second.category;
+    it->second.stops.push_back(FlowStop{processes_[slice.process].pid, t.tid, segment.begin_ns});
+  } else {
+    // Its task began before the output started, or has ended.
+    segment.name = absl::StrCat("task ", slice.id);
+    segment.category = "task";
+  }
+}
+
+void ChromeFormatter::EndSegment(const reader::Slice& slice, std::string* out) {
+  const SegmentSlice& segment = segments_[slice.slot];
+  Track& t = threads_[slice.thread];
+  const int64_t end = Tick(t, now_ns_);
+  JsonWriter jw(out);
+  Begin(jw, "X", segment.name, segment.category, processes_[slice.process].pid, t.tid,
+        segment.begin_ns, out);
+  RawMicros(jw, "dur", end - segment.begin_ns);
+  jw.ObjectBeginObject("args");
+  jw.ObjectRawJson("task", absl::StrCat(segment.task), false);
+  jw.End();
+  jw.End();
+}
+
 int64_t ChromeFormatter::Instant(const Event& e, Process& p, Track& t, int64_t ns,
                                  std::string* out) {
   absl::string_view name = reader::EventKindName(e.kind);
@@ -626,6 +764,12 @@ void ChromeFormatter::OnSliceBegin(const reader::Slice& slice, const Event& e) {
     }
     case reader::SliceKind::kExec:
       return;  // execs are instants
+    case reader::SliceKind::kTask:
+      BeginTask(slice, e, out_);
+      return;
+    case reader::SliceKind::kTaskSegment:
+      BeginSegment(slice, out_);
+      return;
   }
 }
 
@@ -643,6 +787,12 @@ void ChromeFormatter::OnSliceEnd(const reader::Slice& slice, const reader::Slice
     case reader::SliceKind::kThread:
     case reader::SliceKind::kExec:
       return;
+    case reader::SliceKind::kTask:
+      EndTask(slice, out_);
+      return;
+    case reader::SliceKind::kTaskSegment:
+      EndSegment(slice, out_);
+      return;
   }
 }
 
@@ -656,7 +806,14 @@ void ChromeFormatter::OnEvent(const Event& e, const reader::EventTracks& at) {
     case EventKind::kRegionEnter:
     case EventKind::kRegionLeave:
     case EventKind::kChildStart:
+    case EventKind::kTaskBegin:
+    case EventKind::kTaskEnd:
+    case EventKind::kTaskAdopt:
+    case EventKind::kTaskRelease:
       return;  // slices (a leave whose enter came before the output started has none)
+    case EventKind::kGauge:
+      GaugePoint(e, p, t, now_ns_, out);
+      return;
     case EventKind::kChildExit:
     case EventKind::kChildReady:
       if (at.slice_ended) return;
@@ -725,6 +882,8 @@ void ChromeFormatter::Finish(std::string* out) {
   used_pids_.clear();
   next_synthetic_pid_ = kSyntheticPidBase;
   flows_.clear();
+  tasks_.clear();
+  next_task_flow_ = 1;
   frames_.clear();
   frame_ids_.clear();
 }

@@ -72,6 +72,10 @@ void TimerPayload(const Event& e, JsonWriter& jw) {
   jw.ObjectDouble("t_max", 6, e.t_max);
 }
 
+void TaskPayload(const Event& e, JsonWriter& jw) {
+  jw.ObjectRawJson("task", absl::StrCat(e.task_id), false);
+}
+
 void CounterPayload(const Event& e, JsonWriter& jw) {
   jw.ObjectString("category", e.category);
   jw.ObjectString("name", e.label);
@@ -238,6 +242,23 @@ constexpr reader::KindTable<KindRule> MakeRules() {
   r[EventKind::kTimer] = {.payload = TimerPayload, .since_evt = kEvtScopeAndTimers};
   r[EventKind::kThCounter] = {.payload = CounterPayload, .since_evt = kEvtScopeAndTimers};
   r[EventKind::kCounter] = {.payload = CounterPayload, .since_evt = kEvtScopeAndTimers};
+  // tracewire's own events (no Trace2 equivalent): extension lines, left out with
+  // --git_exact (EventTarget::Write).
+  r[EventKind::kTaskBegin] = {[](const Event& e, JsonWriter& jw) {
+    jw.ObjectString("category", e.category);
+    jw.ObjectString("name", e.label);
+    jw.ObjectRawJson("task", absl::StrCat(e.task_id), false);
+    jw.ObjectRawJson("parent", absl::StrCat(e.parent_task), false);
+  }};
+  r[EventKind::kTaskEnd] = {TaskPayload};
+  r[EventKind::kTaskAdopt] = {TaskPayload};
+  r[EventKind::kTaskRelease] = {TaskPayload};
+  r[EventKind::kGauge] = {[](const Event& e, JsonWriter& jw) {
+    jw.ObjectString("category", e.category);
+    jw.ObjectString("name", e.label);
+    jw.ObjectInt("value", e.value_int);
+    if (e.unit.has_value()) jw.ObjectString("unit", *e.unit);
+  }};
   // kExperimental stays {nullptr}: git has no such event.
   return r;
 }
@@ -263,6 +284,7 @@ EventTarget::EventTarget(const FormatterOptions& options)
 void EventTarget::Write(const Event& e, std::string* out) {
   const KindRule& rule = kRules[e.kind];
   if (rule.payload == nullptr || version_ < rule.since_evt) return;
+  if (git_exact_ && reader::IsExtensionKind(e.kind)) return;
   if (rule.nesting_filtered && e.nesting > nesting_limit_) return;
 
   JsonWriter jw(out);

@@ -130,6 +130,24 @@ constexpr reader::KindTable<PayloadFn> MakePayloads() {
   p[EventKind::kTimer] = TimerPayload;
   p[EventKind::kThCounter] = CounterPayload;
   p[EventKind::kCounter] = CounterPayload;
+  // tracewire's own events: extension lines, left out with --git_exact (Write).
+  p[EventKind::kTaskBegin] = [](const Event& e, std::string* out) {
+    absl::StrAppend(out, "task_begin[", e.task_id, "] ", e.category, "/", e.label,
+                    " parent:", e.parent_task);
+  };
+  p[EventKind::kTaskEnd] = [](const Event& e, std::string* out) {
+    absl::StrAppend(out, "task_end[", e.task_id, "]");
+  };
+  p[EventKind::kTaskAdopt] = [](const Event& e, std::string* out) {
+    absl::StrAppend(out, "task_adopt[", e.task_id, "]");
+  };
+  p[EventKind::kTaskRelease] = [](const Event& e, std::string* out) {
+    absl::StrAppend(out, "task_release[", e.task_id, "]");
+  };
+  p[EventKind::kGauge] = [](const Event& e, std::string* out) {
+    absl::StrAppend(out, "gauge ", e.category, "/", e.label, ":", e.value_int);
+    if (e.unit.has_value()) absl::StrAppend(out, " ", *e.unit);
+  };
   // Not written: too_many_files, thread_start, thread_exit, region_enter, region_leave,
   // data, data_json, experimental.
   return p;
@@ -145,6 +163,7 @@ NormalTarget::NormalTarget(const FormatterOptions& options)
 void NormalTarget::Write(const Event& e, std::string* out) {
   const PayloadFn payload = kPayloads[e.kind];
   if (payload == nullptr) return;
+  if (git_exact_ && reader::IsExtensionKind(e.kind)) return;
   const size_t line_start = out->size();
   if (!brief_) {
     time_text_.Append(e.local_time(), out);

@@ -103,14 +103,10 @@ void LineWriter::WriteSpan(JsonWriter& jw, const Process& p, const Span& span) {
   jw.End();
 }
 
-void LineWriter::WriteLine(const Process& p, bool all, std::string* out) {
+void LineWriter::WriteResource(JsonWriter& jw, const Process& p) {
   std::string exe;
   std::string exe_verb;
   const std::string service = ExeVerbMode(p, &exe, &exe_verb);
-  JsonWriter jw(out);
-  jw.BeginObject();
-  jw.ObjectBeginArray("resourceSpans");
-  jw.ArrayBeginObject();
   jw.ObjectBeginObject("resource");
   jw.ObjectBeginArray("attributes");
   const std::pair<const char*, std::string> resource[] = {
@@ -141,6 +137,54 @@ void LineWriter::WriteLine(const Process& p, bool all, std::string* out) {
   }
   jw.End();  // attributes
   jw.End();  // resource
+}
+
+void LineWriter::WriteMetricsLine(const Process& p, std::string* out) {
+  JsonWriter jw(out);
+  jw.BeginObject();
+  jw.ObjectBeginArray("resourceMetrics");
+  jw.ArrayBeginObject();
+  WriteResource(jw, p);
+  jw.ObjectBeginArray("scopeMetrics");
+  jw.ArrayBeginObject();
+  jw.ObjectBeginObject("scope");
+  jw.ObjectString("name", kOtlpScopeName);
+  jw.ObjectString("version", kOtlpScopeVersion);
+  jw.End();
+  jw.ObjectBeginArray("metrics");
+  for (const auto& [index, series] : p.gauges) {
+    if (series.points.empty()) continue;
+    jw.ArrayBeginObject();
+    jw.ObjectString("name", ValidUtf8(absl::StrCat(series.category, "/", series.name), &scratch_));
+    if (!series.unit.empty()) jw.ObjectString("unit", ValidUtf8(series.unit, &scratch_));
+    jw.ObjectBeginObject("gauge");
+    jw.ObjectBeginArray("dataPoints");
+    for (const auto& [ns, value] : series.points) {
+      jw.ArrayBeginObject();
+      jw.ObjectString("timeUnixNano", absl::StrCat(ns));
+      // 64-bit integers are decimal strings in OTLP/JSON (the protobuf JSON mapping).
+      jw.ObjectString("asInt", absl::StrCat(value));
+      jw.End();
+    }
+    jw.End();  // dataPoints
+    jw.End();  // gauge
+    jw.End();  // metric
+  }
+  jw.End();  // metrics
+  jw.End();  // scope metrics
+  jw.End();  // scopeMetrics
+  jw.End();  // resource metrics
+  jw.End();  // resourceMetrics
+  jw.End();
+  out->push_back('\n');
+}
+
+void LineWriter::WriteLine(const Process& p, bool all, std::string* out) {
+  JsonWriter jw(out);
+  jw.BeginObject();
+  jw.ObjectBeginArray("resourceSpans");
+  jw.ArrayBeginObject();
+  WriteResource(jw, p);
   jw.ObjectBeginArray("scopeSpans");
   jw.ArrayBeginObject();
   jw.ObjectBeginObject("scope");

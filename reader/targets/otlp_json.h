@@ -18,8 +18,14 @@ class LineWriter {
   // Appends one line of `p` to `out`: its resource and the spans InLine(span, all), the
   // process span first with `all`, then the others in creation order; ends with '\n'.
   void WriteLine(const Process& p, bool all, std::string* out);
+  // Appends one line of `p`'s gauge samples to `out`: an ExportMetricsServiceRequest with
+  // the process's resource, the tracewire scope and one Gauge metric per gauge ("<category>/
+  // <name>", its unit, an integer data point per sample); ends with '\n'.
+  void WriteMetricsLine(const Process& p, std::string* out);
 
  private:
+  // Writes the "resource" member of `p`'s line.
+  void WriteResource(JsonWriter& jw, const Process& p);
   void WriteSpan(JsonWriter& jw, const Process& p, const Span& span);
   // Writes {"key":<key>,"value":{"stringValue":<value>}} as the next array element.
   void WriteAttribute(JsonWriter& jw, absl::string_view key, absl::string_view value);

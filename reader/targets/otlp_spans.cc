@@ -22,6 +22,8 @@ using reader::Event;
 using reader::EventKind;
 
 constexpr size_t kMaxClosedSpans = 10000;
+// Gauge samples a process holds before they are written as a metrics line of their own.
+constexpr size_t kMaxGaugePoints = 10000;
 // Errors of one process kept as span events (the first is also the status message).
 constexpr size_t kMaxErrorEvents = 100;
 
@@ -233,7 +235,43 @@ void SpanBuilder::OnSliceBegin(const reader::Slice& slice, const Event& e) {
     case reader::SliceKind::kExec:
       BeginExec(p, slice, e);
       return;
+    case reader::SliceKind::kTask:
+      BeginTask(p, slice, e);
+      return;
+    case reader::SliceKind::kTaskSegment:
+      return;  // a task's regions on worker threads are its children (BeginRegion)
   }
+}
+
+void SpanBuilder::BeginTask(Process& p, const reader::Slice& slice, const Event& e) {
+  const Thread& th = threads_[slice.thread];
+  Span* span =
+      NewSpan(p, SpanType::kTask, &p.span,
+              absl::StrCat("task(", e.category.empty() ? "C" : NormalizeRegionName(e.category), ",",
+                           e.label.empty() ? "L" : NormalizeRegionName(e.label), ")"),
+              now_ns_);
+  // Its parent: its parent task while that one is open, else the process.
+  if (auto it = p.tasks.find(slice.task); slice.task != 0 && it != p.tasks.end()) {
+    span->parent_id = it->second->id;
+    span->start_ns = std::max(span->start_ns, it->second->start_ns);
+  }
+  span->attributes.emplace_back("trace2.span.type", "task");
+  span->attributes.emplace_back("tracewire.task.id", absl::StrCat(slice.id));
+  if (slice.task != 0)
+    span->attributes.emplace_back("tracewire.task.parent", absl::StrCat(slice.task));
+  span->attributes.emplace_back("tracewire.task.category",
+                                std::string(ValidUtf8(e.category, &scratch_)));
+  span->attributes.emplace_back("tracewire.task.name", std::string(ValidUtf8(e.label, &scratch_)));
+  AddThreadAndSite(span, th, e);
+  SlotSpan(slice.slot) = span;
+  p.tasks[slice.id] = span;
+}
+
+void SpanBuilder::WriteMetrics(Process& p) {
+  if (p.gauge_points == 0) return;
+  write_metrics_(p, out_);
+  for (auto& [index, series] : p.gauges) series.points.clear();
+  p.gauge_points = 0;
 }
 
 void SpanBuilder::BeginRegion(Process& p, const reader::Slice& slice, const Event& e) {
@@ -248,6 +286,14 @@ void SpanBuilder::BeginRegion(Process& p, const reader::Slice& slice, const Even
               absl::StrCat("region(", e.category.empty() ? "C" : NormalizeRegionName(e.category),
                            ",", e.label.empty() ? "L" : NormalizeRegionName(e.label), ")"),
               now_ns_);
+  // The outermost region of a thread working for an open task is the task's child (its
+  // span parent only: the thread span keeps its times, as the task may end first).
+  if (slice.parent == reader::kNoIndex && slice.task != 0) {
+    if (auto it = p.tasks.find(slice.task); it != p.tasks.end()) {
+      span->parent_id = it->second->id;
+      span->attributes.emplace_back("tracewire.task.id", absl::StrCat(slice.task));
+    }
+  }
   span->attributes.emplace_back("trace2.span.type", "region");
   span->attributes.emplace_back("trace2.region.repoid", absl::StrCat(e.repo.value_or(1)));
   span->attributes.emplace_back("trace2.region.nesting", absl::StrCat(e.nesting));
@@ -339,6 +385,13 @@ void SpanBuilder::OnSliceEnd(const reader::Slice& slice, const reader::SliceEndi
       return;
     case reader::SliceKind::kExec:
       EndExec(p, slot_spans_[slice.slot], e);
+      return;
+    case reader::SliceKind::kTask: {
+      p.tasks.erase(slice.id);
+      if (Span* span = slot_spans_[slice.slot]; span != nullptr) Close(p, span, now_ns_);
+      return;
+    }
+    case reader::SliceKind::kTaskSegment:
       return;
   }
 }
@@ -487,6 +540,18 @@ void SpanBuilder::OnEvent(const Event& e, const reader::EventTracks& at) {
       map[std::string(e.category)][std::string(e.label)] = absl::StrCat(e.count);
       break;
     }
+    case EventKind::kGauge: {
+      if (at.gauge == reader::kNoIndex) break;
+      GaugeSeries& series = p.gauges[at.gauge];
+      if (series.name.empty()) {
+        series.category = std::string(e.category);
+        series.name = std::string(e.label);
+        series.unit = std::string(e.unit.value_or(""));
+      }
+      series.points.emplace_back(ns, e.value_int);
+      if (++p.gauge_points >= kMaxGaugePoints) WriteMetrics(p);
+      break;
+    }
     default:
       break;  // printf, cmd_path, too_many_files, experimental: no span data
   }
@@ -597,6 +662,7 @@ void SpanBuilder::EndProcess(Process& p) {
   Close(p, &p.span, end);
   ProcessAttributes(p);
   WriteLine(p, /*all=*/true);
+  WriteMetrics(p);
   order_.erase(std::find(order_.begin(), order_.end(), &p));
   processes_[p.index].reset();  // destroys p
 }

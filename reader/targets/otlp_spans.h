@@ -74,7 +74,7 @@ using JsonMap = std::map<std::string, std::map<std::string, std::string>>;
 // The JSON object text of `map` ({"<cat>":{"<key>":<value>,...},...}).
 std::string RenderMap(const JsonMap& map);
 
-enum class SpanType { kProcess, kThread, kRegion, kChild, kExec };
+enum class SpanType { kProcess, kThread, kRegion, kChild, kExec, kTask };
 
 struct Span {
   SpanType type = SpanType::kRegion;
@@ -100,6 +100,14 @@ struct Thread {
   Span* span = nullptr;  // the thread span; the process span for main
   uint64_t id = 0;       // the trace's thread number (main = 0)
   std::string name;      // "main", "th01:worker", ...
+};
+
+// The samples of one gauge of a process not yet written (an OTLP Gauge metric).
+struct GaugeSeries {
+  std::string category;
+  std::string name;
+  std::string unit;
+  std::vector<std::pair<int64_t, int64_t>> points;  // Unix nanoseconds, value
 };
 
 // An open process: its span, its other spans and what its attributes are made of.
@@ -132,6 +140,9 @@ struct Process {
   JsonMap data;
   JsonMap timers;
   JsonMap counters;
+  std::map<uint64_t, Span*> tasks;         // open task spans, by task ID
+  std::map<uint32_t, GaugeSeries> gauges;  // by the track model's gauge index
+  size_t gauge_points = 0;                 // points held in `gauges`
 };
 
 // The process span's name, "<exe>:<verb>#<mode>" (trace2receiver's), with its parts:
@@ -148,8 +159,12 @@ class SpanBuilder : public reader::TrackListener {
   // Appends one line of `p` to `out`: the spans InLine(span, all) (and, with `all`, the
   // process span first). The builder drops the written spans afterwards.
   using LineWriter = std::function<void(const Process& p, bool all, std::string* out)>;
+  // Appends one line of `p`'s gauge samples (an ExportMetricsServiceRequest) to `out`;
+  // the builder drops the samples afterwards.
+  using MetricsWriter = std::function<void(const Process& p, std::string* out)>;
 
-  explicit SpanBuilder(LineWriter write_line) : write_line_(std::move(write_line)) {}
+  SpanBuilder(LineWriter write_line, MetricsWriter write_metrics)
+      : write_line_(std::move(write_line)), write_metrics_(std::move(write_metrics)) {}
 
   // Adds one event (in reader order); lines of processes that end go to `out`.
   void Add(const reader::Event& e, std::string* out);
@@ -176,6 +191,9 @@ class SpanBuilder : public reader::TrackListener {
   void BeginRegion(Process& p, const reader::Slice& slice, const reader::Event& e);
   void BeginChild(Process& p, const reader::Slice& slice, const reader::Event& e);
   void BeginExec(Process& p, const reader::Slice& slice, const reader::Event& e);
+  void BeginTask(Process& p, const reader::Slice& slice, const reader::Event& e);
+  // Writes `p`'s gauge samples held so far as a metrics line.
+  void WriteMetrics(Process& p);
   void EndChild(Process& p, Span* span, const reader::Event* e);
   void EndExec(Process& p, Span* span, const reader::Event* e);
   void ProcessAttributes(Process& p);
@@ -192,6 +210,7 @@ class SpanBuilder : public reader::TrackListener {
   std::string DataValue(const reader::Event& e);
 
   LineWriter write_line_;
+  MetricsWriter write_metrics_;
   reader::TrackModel model_;
   // By the model's process index; null once the process's line is written (its later
   // events are ignored).

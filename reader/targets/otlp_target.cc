@@ -19,9 +19,11 @@ class OtlpFormatter : public Formatter {
 
  private:
   otlp::LineWriter writer_;
-  otlp::SpanBuilder spans_{[this](const otlp::Process& p, bool all, std::string* out) {
-    writer_.WriteLine(p, all, out);
-  }};
+  otlp::SpanBuilder spans_{
+      [this](const otlp::Process& p, bool all, std::string* out) {
+        writer_.WriteLine(p, all, out);
+      },
+      [this](const otlp::Process& p, std::string* out) { writer_.WriteMetricsLine(p, out); }};
 };
 
 }  // namespace

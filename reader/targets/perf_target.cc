@@ -42,6 +42,8 @@ void AppendPadded(absl::string_view text, size_t width, bool truncate, std::stri
   if (text.size() < width) out->append(width - text.size(), ' ');
 }
 
+void TaskPayload(const Event& e, std::string* out) { absl::StrAppend(out, "task:", e.task_id); }
+
 void QuotedArgvList(const Event& e, std::string* out) {
   SqQuoteArgvPretty(e.argv, out);
   out->push_back(']');
@@ -169,6 +171,20 @@ constexpr reader::KindTable<KindRule> MakeRules() {
   r[EventKind::kTimer] = {TimerPayload, false, false, Category::kSite};
   r[EventKind::kThCounter] = {CounterPayload, false, false, Category::kSite};
   r[EventKind::kCounter] = {CounterPayload, false, false, Category::kSite};
+  // tracewire's own events: extension lines, left out with --git_exact (Write).
+  r[EventKind::kTaskBegin] = {[](const Event& e, std::string* out) {
+                                absl::StrAppend(out, "task:", e.task_id, " parent:", e.parent_task,
+                                                " name:", e.label);
+                              },
+                              true, false, Category::kSite};
+  r[EventKind::kTaskEnd] = {TaskPayload, true};
+  r[EventKind::kTaskAdopt] = {TaskPayload, true};
+  r[EventKind::kTaskRelease] = {TaskPayload, true};
+  r[EventKind::kGauge] = {[](const Event& e, std::string* out) {
+                            absl::StrAppend(out, e.label, ":", e.value_int);
+                            if (e.unit.has_value()) absl::StrAppend(out, " unit:", *e.unit);
+                          },
+                          true, false, Category::kSite};
   return r;
 }
 
@@ -185,6 +201,7 @@ PerfTarget::PerfTarget(const FormatterOptions& options)
 void PerfTarget::Write(const Event& e, std::string* out) {
   const KindRule& rule = kRules[e.kind];
   if (rule.payload == nullptr) return;
+  if (git_exact_ && reader::IsExtensionKind(e.kind)) return;
   const size_t line_start = out->size();
 
   if (!brief_) {

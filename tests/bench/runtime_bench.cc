@@ -36,6 +36,7 @@ void EnsureTracing() {
     tw_settings settings{};
     settings.target = g_trace_path.c_str();
     settings.flight_recorder_bytes = g_flight_recorder_bytes;
+    settings.categories = "*,-filtered";  // BM_FilteredRegion's category
     tw_initialize_clock();
     return tw_initialize_with(&settings) == 0;
   }();
@@ -124,6 +125,49 @@ void BM_DisabledRegion(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_DisabledRegion)->Threads(1)->Threads(2);
+
+// tw_task_adopt: the thread switches between two tasks, one task_adopt event per call
+// (adopting the task already adopted writes nothing).
+void BM_TaskAdopt(benchmark::State& state) {
+  EnsureTracing();
+  const uint64_t tasks[2] = {tw_task_begin(0, "bench", "a"), tw_task_begin(0, "bench", "b")};
+  uint64_t i = 0;
+  for (auto _ : state) tw_task_adopt(tasks[++i & 1]);
+  tw_task_release();
+  for (uint64_t task : tasks) tw_task_end(task);
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_TaskAdopt)->Threads(1)->Threads(2);
+
+// tw_task_begin plus tw_task_end on the same thread (two events).
+void BM_TaskBeginEnd(benchmark::State& state) {
+  EnsureTracing();
+  for (auto _ : state) tw_task_end(tw_task_begin(0, "bench", "task"));
+  state.SetItemsProcessed(state.iterations() * 2);
+}
+BENCHMARK(BM_TaskBeginEnd)->Threads(1)->Threads(2);
+
+// tw_gauge_set: one gauge sample.
+void BM_GaugeSet(benchmark::State& state) {
+  EnsureTracing();
+  static const int gauge = tw_gauge_define("bench", "depth", "items");
+  int64_t value = 0;
+  for (auto _ : state) tw_gauge_set(gauge, ++value);
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_GaugeSet)->Threads(1)->Threads(2);
+
+// A literal call site whose category TRACEWIRE_CATEGORIES filters out, tracing on: the
+// macro's test of its cached site word.
+void BM_FilteredRegion(benchmark::State& state) {
+  EnsureTracing();
+  for (auto _ : state) {
+    tw_region_enter("filtered", "region", TW_NO_REPO);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_FilteredRegion)->Threads(1)->Threads(2);
 
 // What the automatic cmd_ancestry adds to tw_cmd_start, once per process: reading the
 // parent chain from /proc (one small file per ancestor).

@@ -14,19 +14,26 @@
 //     input (ids, 64-bit integers and enums compared in one spelling): a member the schema
 //     does not know, or a value fromObject had to coerce, is an error;
 //   * ids have their sizes (16 and 8 bytes) and are not all zero, start <= end.
-// Prints one line per file and a last line {"requests":N,"spans":N,"files":N}; exits 1 at
-// the first 20 problems (all printed), 0 if everything passed.
+// A line that holds an ExportMetricsServiceRequest (gauge samples, {"resourceMetrics":…})
+// is checked the same way against that message, and its Gauge data points counted (each
+// with a time and a value).
+// Prints one line per file and a last line {"requests":N,"spans":N,"metric_requests":N,
+// "data_points":N,"files":N}; exits 1 at the first 20 problems (all printed), 0 if
+// everything passed.
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 
 const require = createRequire(import.meta.url);
 const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.js');
 const Request = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+const MetricsRequest = root.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 
 const kIdFields = new Set(['traceId', 'spanId', 'parentSpanId']);
 const problems = [];
 let requests = 0;
 let spans = 0;
+let metricRequests = 0;
+let dataPoints = 0;
 
 function problem(where, message) {
   problems.push(`${where}: ${message}`);
@@ -113,6 +120,10 @@ function checkLine(text, where) {
     problem(where, `not JSON: ${e.message}`);
     return;
   }
+  if (input !== null && typeof input === 'object' && 'resourceMetrics' in input) {
+    checkMetricsLine(input, where);
+    return;
+  }
   ++requests;
   const object = toProtobufJson(input, where);
   let message;
@@ -137,9 +148,52 @@ function checkLine(text, where) {
   checkIds(decoded, where);
 }
 
+// An ExportMetricsServiceRequest line: the same schema round trip; every metric a Gauge
+// whose data points have a time and an integer or double value.
+function checkMetricsLine(input, where) {
+  ++metricRequests;
+  let message;
+  try {
+    message = MetricsRequest.fromObject(input);
+  } catch (e) {
+    problem(where, `fromObject: ${e.message}`);
+    return;
+  }
+  const error = MetricsRequest.verify(message);
+  if (error) {
+    problem(where, `verify: ${error}`);
+    return;
+  }
+  const decoded = MetricsRequest.decode(MetricsRequest.encode(message).finish());
+  const back = MetricsRequest.toObject(decoded, { longs: String, enums: Number, bytes: String });
+  const difference = firstDifference(normalize(input), normalize(back));
+  if (difference) problem(where, `does not survive the schema: ${difference}`);
+  if (!Array.isArray(input.resourceMetrics) || input.resourceMetrics.length === 0) {
+    problem(where, 'no resourceMetrics');
+  }
+  for (const rm of decoded.resourceMetrics) {
+    for (const sm of rm.scopeMetrics) {
+      for (const metric of sm.metrics) {
+        if (!metric.gauge) {
+          problem(`${where} metric "${metric.name}"`, 'not a Gauge');
+          continue;
+        }
+        for (const point of metric.gauge.dataPoints) {
+          ++dataPoints;
+          if (BigInt(point.timeUnixNano.toString()) === 0n) problem(`${where} metric "${metric.name}"`, 'a point without a time');
+          if (point.value === undefined && point.asInt === undefined && point.asDouble === undefined) {
+            problem(`${where} metric "${metric.name}"`, 'a point without a value');
+          }
+        }
+      }
+    }
+  }
+}
+
 function finish() {
   for (const p of problems) console.log(`problem: ${p}`);
-  console.log(JSON.stringify({ requests, spans, files: process.argv.length - 2 }));
+  console.log(JSON.stringify({ requests, spans, metric_requests: metricRequests,
+                               data_points: dataPoints, files: process.argv.length - 2 }));
   process.exit(problems.length === 0 ? 0 : 1);
 }
 

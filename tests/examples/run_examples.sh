@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Adopting tracewire as a user would: installs it into a temporary prefix with
 # install/install.sh, then builds both examples (examples/c, examples/cpp) with each build
-# system — their Makefile (pkg-config, the C program with `cc`), their CMakeLists.txt
+# system (and the thread-pool example, examples/threadpool) — their Makefile (pkg-config, the C program with `cc`), their CMakeLists.txt
 # (find_package; shared and static) and the separate Bazel workspace examples/WORKSPACE
 # (local_repository + tracewire_dependencies(), offline) — runs every program traced into a
 # directory, and checks its trace with the installed `tracewire`.
@@ -193,9 +193,21 @@ check_wordfreq() {
     expect_event '"event":"exit".*"code":0'
 }
 
+check_threadpool() {
+  run_traced threadpool "$1" 0 300 || return 1
+  grep -q '^300 requests, checksum ' "$traces.out" || { cat "$traces.out"; return 1; }
+  expect_event '"thread":"th01:acceptor"' && expect_event '"thread":"th06:writer"'
+  # Tasks and gauges are tracewire's own events: the git formats leave them out with
+  # --git-exact; the Chrome export has one flow per request.
+  local chrome=$traces.json
+  "$tw" decode --format=chrome "$traces" -o "$chrome" || return 1
+  [ "$(grep -c '"ph":"s"' "$chrome")" -eq 300 ] || { echo "not 300 task flows"; return 1; }
+  [ "$(grep -c '"ph":"C","ts"' "$chrome")" -ge 1800 ] || { echo "too few gauge points"; return 1; }
+}
+
 # ---- Makefile (pkg-config) ---------------------------------------------------------------
 step "Makefiles (pkg-config)"
-for example in c:linecount cpp:wordfreq; do
+for example in c:linecount cpp:wordfreq threadpool:threadpool; do
   dir=${example%%:*} program=${example#*:}
   mkdir -p "$work/make/$dir"
   cp "$repo/examples/$dir/"* "$work/make/$dir/"
@@ -209,7 +221,7 @@ done
 
 # ---- CMake (find_package) ----------------------------------------------------------------
 step "CMake (find_package), static and shared"
-for example in c:linecount cpp:wordfreq; do
+for example in c:linecount cpp:wordfreq threadpool:threadpool; do
   dir=${example%%:*} program=${example#*:}
   for mode in OFF ON; do
     build=$work/cmake/$dir-shared-$mode
@@ -229,11 +241,14 @@ step "Bazel workspace examples/ (local_repository + tracewire_dependencies())"
 bazel_flags=(--experimental_repository_disable_download --repository_cache= --distdir=)
 if [ "${CI:-}" = "true" ]; then bazel_flags+=(--noshow_progress --curses=no --color=no); fi
 if out=$(cd "$repo/examples" &&
-  bazel build --symlink_prefix=/ "${bazel_flags[@]}" //c:linecount //cpp:wordfreq 2>&1); then
+  bazel build --symlink_prefix=/ "${bazel_flags[@]}" //c:linecount //cpp:wordfreq \
+    //threadpool:threadpool 2>&1); then
   pass "bazel build (examples workspace)"
   bazel_bin=$(cd "$repo/examples" && bazel info bazel-bin 2>/dev/null)
   check "bazel c: linecount runs traced" check_linecount "$bazel_bin/c/linecount"
   check "bazel cpp: wordfreq runs traced" check_wordfreq "$bazel_bin/cpp/wordfreq"
+  check "bazel threadpool: threadpool runs traced" check_threadpool \
+    "$bazel_bin/threadpool/threadpool"
 else
   fail "bazel build (examples workspace)" "$(tail -n 30 <<<"$out")"
 fi

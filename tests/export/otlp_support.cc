@@ -60,6 +60,8 @@ SchemaCheck CheckOtlpSchema(const std::vector<std::string>& files) {
     if (summary.is_object()) {
       check.requests = summary.value("requests", 0);
       check.spans = summary.value("spans", 0);
+      check.metric_requests = summary.value("metric_requests", 0);
+      check.data_points = summary.value("data_points", 0);
     }
   }
   return check;

@@ -35,7 +35,9 @@ struct SchemaCheck {
   bool passed = false;
   uint64_t requests = 0;
   uint64_t spans = 0;
-  std::string output;  // the script's stdout and stderr, for failure messages
+  uint64_t metric_requests = 0;  // ExportMetricsServiceRequest lines
+  uint64_t data_points = 0;      // their gauge data points
+  std::string output;            // the script's stdout and stderr, for failure messages
 };
 
 // Runs otlp_schema_check.mjs over `files` (JSON lines). The toolchain must be installed (a

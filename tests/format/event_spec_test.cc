@@ -230,6 +230,8 @@ TEST(EventSpecTest, EveryTrace2EventKindHasATimedRow) {
       "exec",     "exec_result",    "thread_start", "thread_exit",  "def_param",
       "def_repo", "region_enter",   "region_leave", "data",         "data_json",
       "th_timer", "timer",          "th_counter",   "counter",      "printf",
+      // tracewire's own events (format version 3): no Trace2 equivalent.
+      "task_begin", "task_end", "task_adopt", "task_release", "gauge",
   };
   std::set<std::string> covered;
   for (const EventSpec& s : AllSpecs()) {
@@ -259,7 +261,9 @@ TEST(EventSpecTest, WireNumbersAreStable) {
   EXPECT_EQ(static_cast<int>(EventType::kStackRef), 49);
   EXPECT_EQ(static_cast<int>(EventType::kExpMark), 128);
   EXPECT_EQ(static_cast<int>(EventType::kModule), 14);  // format version 2
-  EXPECT_EQ(AllSpecs().size(), 49u);
+  EXPECT_EQ(static_cast<int>(EventType::kTaskBegin), 50);  // format version 3
+  EXPECT_EQ(static_cast<int>(EventType::kTaskAdopted), 56);
+  EXPECT_EQ(AllSpecs().size(), 56u);
   const EventSpec* enter = LookupSpec(EventType::kRegionEnter);
   ASSERT_EQ(enter->num_args, 3);
   EXPECT_EQ(enter->args[1].name, "site");

@@ -66,6 +66,10 @@ std::vector<Event> AllKindEvents() {
     e.t_min = 0.25;
     e.t_max = 1;
     e.count = 17;
+    e.task_id = 9;
+    e.parent_task = 3;
+    e.value_int = -5;
+    e.unit = "items";
     e.t_rel = 0.125;
     e.wire_type = 128;
     e.experimental_data = "abcd";
@@ -147,6 +151,18 @@ TEST(EventTest, DebugStringOfEveryKind) {
       "t_abs=0.250000 t_rel=0.125000 nesting=1 cat=cat label=lab msg=\"message\" count=17",
       "counter gen=2 sid=SID d0 thread=main time=2023-11-14T22:13:20.000000Z file=f.c:7 repo=1 "
       "t_abs=0.250000 t_rel=0.125000 nesting=1 cat=cat label=lab msg=\"message\" count=17",
+      "task_begin gen=2 sid=SID d0 thread=main time=2023-11-14T22:13:20.000000Z file=f.c:7 "
+      "repo=1 t_abs=0.250000 t_rel=0.125000 nesting=1 cat=cat label=lab msg=\"message\" task=9 "
+      "parent=3",
+      "task_end gen=2 sid=SID d0 thread=main time=2023-11-14T22:13:20.000000Z file=f.c:7 repo=1 "
+      "t_abs=0.250000 t_rel=0.125000 nesting=1 cat=cat label=lab msg=\"message\" task=9",
+      "task_adopt gen=2 sid=SID d0 thread=main time=2023-11-14T22:13:20.000000Z file=f.c:7 "
+      "repo=1 t_abs=0.250000 t_rel=0.125000 nesting=1 cat=cat label=lab msg=\"message\" task=9",
+      "task_release gen=2 sid=SID d0 thread=main time=2023-11-14T22:13:20.000000Z file=f.c:7 "
+      "repo=1 t_abs=0.250000 t_rel=0.125000 nesting=1 cat=cat label=lab msg=\"message\" task=9",
+      "gauge gen=2 sid=SID d0 thread=main time=2023-11-14T22:13:20.000000Z file=f.c:7 repo=1 "
+      "t_abs=0.250000 t_rel=0.125000 nesting=1 cat=cat label=lab msg=\"message\" value=-5 "
+      "unit=\"items\"",
       "experimental gen=2 sid=SID d0 thread=main time=2023-11-14T22:13:20.000000Z file=f.c:7 "
       "repo=1 t_abs=0.250000 t_rel=0.125000 nesting=1 cat=cat label=lab msg=\"message\" type=128 "
       "bytes=4"};

@@ -33,6 +33,10 @@ std::string Kind(SliceKind kind) {
       return "child";
     case SliceKind::kExec:
       return "exec";
+    case SliceKind::kTask:
+      return "task";
+    case SliceKind::kTaskSegment:
+      return "segment";
   }
   return "?";
 }
@@ -344,6 +348,91 @@ TEST_F(TrackModelTest, ReplayedRegionsNestUnderTheOpenOnes) {
                                             "event region_leave thread=0 ended link=-"));
   EXPECT_EQ(model_.processes().size(), 1u);
   EXPECT_EQ(model_.threads().size(), 1u);
+}
+
+Event TaskEvent(Event e, uint64_t task, uint64_t parent = 0) {
+  e.task_id = task;
+  e.parent_task = parent;
+  return e;
+}
+
+TEST_F(TrackModelTest, TasksOnLanesAndSegmentsOnThreads) {
+  Add(Make(EventKind::kStart, 1));
+  recorder_.Take();
+  Add(TaskEvent(Make(EventKind::kTaskBegin, 2), 7));
+  Add(TaskEvent(Make(EventKind::kTaskBegin, 3), 8, 7));
+  EXPECT_THAT(recorder_.Take(), ElementsAre("begin task slot=1 thread=0 depth=0 parent=- id=7",
+                                            "event task_begin thread=0 began link=-",
+                                            "begin task slot=2 thread=0 depth=1 parent=1 id=8",
+                                            "event task_begin thread=0 began link=-"));
+  // A worker adopts task 7; a region it enters belongs to the task.
+  Event adopt = TaskEvent(Make(EventKind::kTaskAdopt, 4, 1), 7);
+  adopt.adopted_task = 7;
+  Add(adopt);
+  Event enter = Make(EventKind::kRegionEnter, 5, 1, 1);
+  enter.adopted_task = 7;
+  Add(enter);
+  ASSERT_EQ(model_.OpenRegions(1).size(), 1u);
+  EXPECT_EQ(model_.OpenRegions(1)[0].task, 7u);
+  // Adopting task 8 ends the segment of task 7 and begins one of task 8.
+  Add(TaskEvent(Make(EventKind::kTaskAdopt, 6, 1, 2), 8));
+  EXPECT_THAT(recorder_.Take(), ElementsAre("begin thread slot=3 thread=1 depth=0 parent=- id=1",
+                                            "begin segment slot=4 thread=1 depth=0 parent=- id=7",
+                                            "event task_adopt thread=1 began link=-",
+                                            "begin region slot=5 thread=1 depth=0 parent=- id=0",
+                                            "event region_enter thread=1 began link=-",
+                                            "end segment slot=4 event by-event link=- t=6",
+                                            "begin segment slot=4 thread=1 depth=0 parent=- id=8",
+                                            "event task_adopt thread=1 began link=-"));
+  Add(TaskEvent(Make(EventKind::kTaskRelease, 7, 1, 2), 8));
+  Add(TaskEvent(Make(EventKind::kTaskEnd, 8, 2), 7));
+  // The end of a task whose begin came before the input ends nothing.
+  Add(TaskEvent(Make(EventKind::kTaskEnd, 9, 2), 99));
+  EXPECT_THAT(recorder_.Take(), ElementsAre("end segment slot=4 event by-event link=- t=7",
+                                            "event task_release thread=1 ended link=-",
+                                            "begin thread slot=4 thread=2 depth=0 parent=- id=2",
+                                            "end task slot=1 event by-event link=- t=8",
+                                            "event task_end thread=2 ended link=-",
+                                            "event task_end thread=2 link=-"));
+  // The lane of task 7 is free again; task 8 is still open and ends with the process.
+  Add(TaskEvent(Make(EventKind::kTaskBegin, 10), 9));
+  EXPECT_EQ(model_.process(0).task_lanes[0].id, 9u);
+  Add(TaskEvent(Make(EventKind::kTaskAdopt, 11, 2), 9));
+  recorder_.Take();
+  model_.EndProcess(0, absl::FromUnixSeconds(12), recorder_);
+  EXPECT_THAT(recorder_.Take(), ElementsAre("end region slot=5 process-end link=- t=12",
+                                            "end segment slot=6 process-end link=- t=12",
+                                            "end task slot=1 process-end link=- t=12",
+                                            "end task slot=2 process-end link=- t=12",
+                                            "end thread slot=0 process-end link=- t=12",
+                                            "end thread slot=3 process-end link=- t=12",
+                                            "end thread slot=4 process-end link=- t=12"));
+}
+
+TEST_F(TrackModelTest, ThreadExitEndsItsSegmentAndGaugesHaveTracks) {
+  Add(TaskEvent(Make(EventKind::kTaskAdopt, 1, 1), 3));
+  Event gauge = Make(EventKind::kGauge, 2, 1);
+  gauge.category = "queue";
+  gauge.label = "depth";
+  gauge.unit = "items";
+  Add(gauge);
+  Event other = gauge;
+  other.label = "bytes";
+  Add(other);
+  Add(gauge);
+  Add(Make(EventKind::kThreadExit, 3, 1));
+  EXPECT_THAT(recorder_.Take(),
+              ElementsAre("process 0 parent", "begin thread slot=0 thread=0 depth=0 parent=- id=1",
+                          "begin segment slot=1 thread=0 depth=0 parent=- id=3",
+                          "event task_adopt thread=0 first began link=-",
+                          "event gauge thread=0 link=-", "event gauge thread=0 link=-",
+                          "event gauge thread=0 link=-", "event thread_exit thread=0 link=-",
+                          "end segment slot=1 event by-event link=- t=3",
+                          "end thread slot=0 event by-event link=- t=3"));
+  ASSERT_EQ(model_.gauges().size(), 2u);
+  EXPECT_EQ(model_.gauges()[0].name, "depth");
+  EXPECT_EQ(model_.gauges()[0].unit, "items");
+  EXPECT_EQ(model_.gauges()[1].name, "bytes");
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/ancestry.h"
+#include "runtime/category_filter.h"
 #include "runtime/config_params.h"
 #include "runtime/settings_file.h"
 #include "tracewire/tracewire.h"
@@ -118,6 +119,50 @@ TEST(SettingsFileTest, PrecedenceEnvironmentUserSystem) {
       });
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "bit mask of wrong settings";
+}
+
+// TRACEWIRE_CATEGORIES from the system file, the environment taking precedence.
+TEST(SettingsFileTest, CategoriesFromTheFilesAndTheEnvironment) {
+  const std::string dir = MakeTempDir("categories");
+  WriteFile(dir + "/system.conf", "TRACEWIRE_CATEGORIES = *, -debug\n");
+  const std::string system_path = dir + "/system.conf";
+  for (const bool from_environment : {false, true}) {
+    std::map<std::string, std::string> env;
+    if (from_environment) env["TRACEWIRE_CATEGORIES"] = "net";
+    const int status = RunInChild(ChildEnv(env), [&system_path, from_environment] {
+      runtime::SetSystemSettingsPathForTesting(system_path.c_str());
+      const tw_settings s = runtime::LoadSettings();
+      if (s.categories == nullptr) return 1;
+      return std::string(s.categories) == (from_environment ? "net" : "*, -debug") ? 0 : 2;
+    });
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "from the environment: " << from_environment;
+  }
+}
+
+// The filter's rule: recorded if an include pattern matches (none given: "*") and no
+// exclude pattern does; wildcards as TRACEWIRE_CONFIG_PARAMS; no category is "".
+TEST(CategoryFilterTest, IncludeAndExcludePatterns) {
+  runtime::SetCategoryFilter(nullptr);
+  EXPECT_FALSE(runtime::CategoryFilterActive());
+  EXPECT_TRUE(runtime::CategoryRecorded("anything"));
+  runtime::SetCategoryFilter("*, -debug, -verbose.*");
+  EXPECT_TRUE(runtime::CategoryRecorded("net"));
+  EXPECT_TRUE(runtime::CategoryRecorded(""));
+  EXPECT_FALSE(runtime::CategoryRecorded("debug"));
+  EXPECT_FALSE(runtime::CategoryRecorded("DEBUG"));  // case-insensitive, as config keys
+  EXPECT_FALSE(runtime::CategoryRecorded("verbose.io"));
+  EXPECT_TRUE(runtime::CategoryRecorded("verbose"));
+  runtime::SetCategoryFilter("net,db.*");
+  EXPECT_TRUE(runtime::CategoryRecorded("net"));
+  EXPECT_TRUE(runtime::CategoryRecorded("db.query"));
+  EXPECT_FALSE(runtime::CategoryRecorded("dbx"));
+  EXPECT_FALSE(runtime::CategoryRecorded(""));
+  runtime::SetCategoryFilter("-net");  // excludes only: everything else
+  EXPECT_TRUE(runtime::CategoryRecorded("db"));
+  EXPECT_FALSE(runtime::CategoryRecorded("net"));
+  runtime::SetCategoryFilter("");
+  EXPECT_TRUE(runtime::CategoryRecorded("net"));
 }
 
 // A user file under a long path (beyond the start-up path's small buffer) is still read.

@@ -134,6 +134,8 @@ void TraceStats::AddEvent(const Event& e) {
     ++it->second.second;
   }
 
+  if (reader::IsExtensionKind(e.kind)) task_stats_.Add(e);
+
   // Region times, from the track model's regions (which follow the reader's nesting).
   RegionListener listener(this);
   tracks_.Add(e, listener);
@@ -142,6 +144,7 @@ void TraceStats::AddEvent(const Event& e) {
 void TraceStats::Merge(const TraceStats& run) {
   events_ += run.events_;
   header_flags_ |= run.header_flags_;
+  task_stats_.Merge(run.task_stats_);
   if (run.first_time_.has_value() &&
       (!first_time_.has_value() || *run.first_time_ < *first_time_)) {
     first_time_ = run.first_time_;
@@ -209,7 +212,7 @@ size_t TraceStats::bytes() const {
       sizeof(*this) + 64 * (threads_.size() + regions_.size() + tracks_.threads().size());
   total += sizeof(OpenRegion) * open_.size();
   for (const std::vector<StackOp>& ops : ops_) total += sizeof(StackOp) * ops.size();
-  return total;
+  return total + task_stats_.bytes();
 }
 
 void TraceStats::AddGeneration(const reader::RawGeneration& generation) {
@@ -316,6 +319,7 @@ std::string TraceStats::Render(const std::string& name, size_t top) const {
                             region.self_ns / 1e9, region.count, region.name);
     }
   }
+  out += task_stats_.Render(top);
   out += "\ntop stacks (events recorded with each; innermost frame first):\n";
   const auto stacks = TopStacks(top);
   if (stacks.empty()) out += "  (no stacks: record some with TRACEWIRE_STACKS)\n";

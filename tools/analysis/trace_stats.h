@@ -21,6 +21,7 @@
 #include "reader/event.h"
 #include "reader/frame_reader.h"
 #include "reader/track_model.h"
+#include "tools/analysis/task_stats.h"
 
 namespace tracewire::tools {
 
@@ -36,7 +37,7 @@ struct RegionTime {
 class TraceStats {
  public:
   // `partial`: the statistics of a run of events that may follow others (see above).
-  explicit TraceStats(bool partial = false) : partial_(partial) {}
+  explicit TraceStats(bool partial = false) : partial_(partial), task_stats_(partial) {}
 
   // Counts one event (in reader order).
   void AddEvent(const reader::Event& event);
@@ -69,6 +70,9 @@ class TraceStats {
 
   // The report `tracewire stats` prints.
   std::string Render(const std::string& name, size_t top) const;
+
+  // The tasks and gauges.
+  const TaskStats& task_stats() const { return task_stats_; }
 
   // Memory held, roughly (for the parallel reader's queue limit).
   size_t bytes() const;
@@ -128,6 +132,7 @@ class TraceStats {
   uint64_t compressed_generations_ = 0;
   uint64_t compressed_file_bytes_ = 0;
   uint64_t compressed_raw_bytes_ = 0;
+  TaskStats task_stats_;  // tasks and gauges
 };
 
 }  // namespace tracewire::tools

@@ -137,6 +137,7 @@ absl::StatusOr<std::unique_ptr<OtlpHttpExporter>> OtlpHttpExporter::Create(
   const CurlLibrary& curl_lib = **lib;
   std::unique_ptr<OtlpHttpExporter> exporter(new OtlpHttpExporter(options, curl_lib));
   exporter->url_ = absl::StrCat(absl::StripSuffix(options.endpoint, "/"), "/v1/traces");
+  exporter->metrics_url_ = absl::StrCat(absl::StripSuffix(options.endpoint, "/"), "/v1/metrics");
   CURL* curl = curl_lib.easy_init();
   if (curl == nullptr) return absl::InternalError("curl_easy_init failed");
   exporter->curl_ = curl;
@@ -178,9 +179,10 @@ bool OtlpHttpExporter::Sleep(absl::Duration d) {
       d);
 }
 
-OtlpHttpExporter::Attempt OtlpHttpExporter::Post(absl::string_view body) {
+OtlpHttpExporter::Attempt OtlpHttpExporter::Post(absl::string_view body, const std::string& url) {
   Attempt a;
   CURL* curl = static_cast<CURL*>(curl_);
+  curl_lib_.easy_setopt(curl, CURLOPT_URL, url.c_str());
   char error_buffer[CURL_ERROR_SIZE] = {};
   curl_lib_.easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
   curl_lib_.easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
@@ -207,7 +209,7 @@ OtlpHttpExporter::Attempt OtlpHttpExporter::Post(absl::string_view body) {
   return a;
 }
 
-ExportResult OtlpHttpExporter::Export(absl::string_view request_json, bool retry) {
+ExportResult OtlpHttpExporter::Export(absl::string_view request_json, bool retry, bool metrics) {
   ExportResult result;
   const absl::Time start = absl::Now();
   const absl::Time deadline = start + options_.retry_time;
@@ -227,7 +229,7 @@ ExportResult OtlpHttpExporter::Export(absl::string_view request_json, bool retry
                           static_cast<long>(absl::ToInt64Milliseconds(limit)));
     curl_lib_.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
                           static_cast<long>(absl::ToInt64Milliseconds(limit)));
-    const Attempt a = Post(request_json);
+    const Attempt a = Post(request_json, metrics ? metrics_url_ : url_);
     ++result.attempts;
     if (a.ok) {
       const nlohmann::json response = nlohmann::json::parse(a.body, nullptr, false);

@@ -38,7 +38,7 @@ namespace tracewire::tools {
 struct CurlLibrary;
 
 struct OtlpHttpOptions {
-  // Base URL, http:// or https://; "/v1/traces" is appended.
+  // Base URL, http:// or https://; "/v1/traces" (or "/v1/metrics") is appended.
   std::string endpoint;
   // Extra request headers (name, value), e.g. {"Authorization", "Bearer …"}.
   std::vector<std::pair<std::string, std::string>> headers;
@@ -77,26 +77,29 @@ class OtlpHttpExporter {
   OtlpHttpExporter(const OtlpHttpExporter&) = delete;
   OtlpHttpExporter& operator=(const OtlpHttpExporter&) = delete;
 
-  // Sends one ExportTraceServiceRequest (OTLP/JSON). With `retry`, retryable failures are
-  // retried within options.retry_time; without, one attempt is made.
-  ExportResult Export(absl::string_view request_json, bool retry);
+  // Sends one ExportTraceServiceRequest (OTLP/JSON) to <endpoint>/v1/traces, or with
+  // `metrics` one ExportMetricsServiceRequest to <endpoint>/v1/metrics. With `retry`,
+  // retryable failures are retried within options.retry_time; without, one attempt is made.
+  ExportResult Export(absl::string_view request_json, bool retry, bool metrics = false);
 
   // Makes the current and every later Export return Cancelled at once (a transfer in
   // progress is aborted, a wait ends). Thread-safe.
   void Cancel();
 
-  // The URL requests go to.
+  // The URL requests go to (traces), and the one metrics go to.
   const std::string& url() const { return url_; }
+  const std::string& metrics_url() const { return metrics_url_; }
 
  private:
   struct Attempt;
   OtlpHttpExporter(const OtlpHttpOptions& options, const CurlLibrary& curl_lib);
-  Attempt Post(absl::string_view body);
+  Attempt Post(absl::string_view body, const std::string& url);
   // Sleeps for `d` unless cancelled first; false if cancelled.
   bool Sleep(absl::Duration d);
 
   OtlpHttpOptions options_;
   std::string url_;
+  std::string metrics_url_;
   const CurlLibrary& curl_lib_;  // the process's libcurl (never unloaded)
   void* curl_ = nullptr;         // CURL*
   void* header_list_ = nullptr;  // curl_slist*

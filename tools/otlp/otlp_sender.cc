@@ -12,6 +12,7 @@ namespace {
 
 constexpr absl::string_view kRequestPrefix = "{\"resourceSpans\":[";
 constexpr absl::string_view kRequestSuffix = "]}";
+constexpr absl::string_view kMetricsPrefix = "{\"resourceMetrics\":[";
 
 }  // namespace
 
@@ -21,6 +22,7 @@ OtlpTotals& OtlpTotals::operator+=(const OtlpTotals& other) {
   failed_requests += other.failed_requests;
   failed_spans += other.failed_spans;
   rejected_spans += other.rejected_spans;
+  metric_requests += other.metric_requests;
   return *this;
 }
 
@@ -44,6 +46,12 @@ void OtlpSender::Add(absl::string_view lines) {
     absl::string_view line = lines.substr(0, newline);
     lines.remove_prefix(newline == absl::string_view::npos ? lines.size() : newline + 1);
     if (line.empty()) continue;
+    if (absl::StartsWith(line, kMetricsPrefix)) {
+      // Gauges: an ExportMetricsServiceRequest of its own, after the spans before it.
+      Flush();
+      SendMetrics(line);
+      continue;
+    }
     absl::string_view inner = line;
     if (!absl::ConsumePrefix(&inner, kRequestPrefix) ||
         !absl::ConsumeSuffix(&inner, kRequestSuffix)) {
@@ -67,6 +75,20 @@ void OtlpSender::Flush() {
   batch_.clear();
   batch_spans_ = 0;
   Send(request, spans);
+}
+
+void OtlpSender::SendMetrics(absl::string_view request) {
+  const ExportResult result = exporter_.Export(request, /*retry=*/!receiver_failing_,
+                                               /*metrics=*/true);
+  if (result.status.ok()) {
+    receiver_failing_ = false;
+    ++totals_.metric_requests;
+    return;
+  }
+  receiver_failing_ = absl::IsUnavailable(result.status);
+  ++totals_.failed_requests;
+  log_(absl::StrCat("a request of gauge samples (", request.size(), " bytes) was not delivered to ",
+                    exporter_.metrics_url(), ": ", result.status.message()));
 }
 
 void OtlpSender::Send(absl::string_view request, uint64_t spans) {

@@ -1,5 +1,6 @@
 // OtlpSender: sends the OTLP formatter's output (JSON lines, each an
-// ExportTraceServiceRequest) over OTLP/HTTP in requests of up to max_request_bytes (the
+// ExportTraceServiceRequest, or an ExportMetricsServiceRequest of gauge samples, which goes
+// alone to /v1/metrics) over OTLP/HTTP in requests of up to max_request_bytes (the
 // resourceSpans of consecutive lines are merged into one request; a larger line goes alone)
 // and counts what was delivered and what was not.
 //
@@ -26,6 +27,7 @@ struct OtlpTotals {
   uint64_t failed_requests = 0;  // requests not delivered
   uint64_t failed_spans = 0;     // spans in them
   uint64_t rejected_spans = 0;   // spans the receiver rejected in a partial success
+  uint64_t metric_requests = 0;  // metrics requests (gauge samples) the receiver accepted
 
   // True if every span was delivered and accepted.
   bool complete() const { return failed_requests == 0 && rejected_spans == 0; }
@@ -52,6 +54,8 @@ class OtlpSender {
 
  private:
   void Send(absl::string_view request, uint64_t spans);
+  // Sends one ExportMetricsServiceRequest line to the metrics URL.
+  void SendMetrics(absl::string_view request);
 
   OtlpHttpExporter& exporter_;
   std::function<void(const std::string&)> log_;
