@@ -9,9 +9,10 @@
 namespace tracewire::format {
 
 // Version written into the file header. Bump together with docs/format.md.
-// Version 2 added the `module` record of stack tables and the file header flags; readers
-// also read version 1.
-inline constexpr uint32_t kFormatVersion = 2;
+// Version 2 added the `module` record of stack tables and the file header flags; version 3
+// added the CPU profile rows (cpu_sample, cpu_samples_lost). Readers also read versions 1
+// and 2.
+inline constexpr uint32_t kFormatVersion = 3;
 
 // File header flags (bytes 12-15, version 2 on; zero in version 1).
 // The trace is a flight-recorder dump: the most recent generations a process kept in

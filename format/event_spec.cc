@@ -184,6 +184,8 @@ SpecTable BuildTable() {
                      {Dt, SiteArg, S("msg_string"), T("enter_time")},
                      {.range = RangeRole::kActive, .start_type = E::kRegionEnter}));
   rows.push_back(Row(E::kStackRef, "stack_ref", "", {Dt, K("stack")}));
+  rows.push_back(Row(E::kCpuSample, "cpu_sample", "", {Dt, K("stack"), U("weight")}));
+  rows.push_back(Row(E::kCpuSamplesLost, "cpu_samples_lost", "", {Dt, U("count")}));
   // Experimental events.
   rows.push_back(Row(E::kExpMark, "exp_mark", "", {Dt}, kData));
   std::sort(table.rows.begin(), table.rows.end(), [](const EventSpec& a, const EventSpec& b) {

@@ -54,21 +54,33 @@ enum class EventKind : uint8_t {
   kTimer,
   kThCounter,
   kCounter,
-  kExperimental,  // an experimental wire event (type >= 128), surfaced as is
+  // Not Trace2 events: the CPU profile (TRACEWIRE_CPU_PROFILE). Named by their wire rows.
+  kCpuSample,       // one sample of the thread's stack (`stack`) at `ticks`, weight `count`
+  kCpuSamplesLost,  // `count` samples of the thread were lost (its sample buffer was full)
+  kExperimental,    // an experimental wire event (type >= 128), surfaced as is
 };
 
 // Number of EventKind values (kExperimental is the last).
 inline constexpr size_t kNumEventKinds = static_cast<size_t>(EventKind::kExperimental) + 1;
 
-// The Trace2 event name ("region_enter", "data", ...); "experimental" for kExperimental.
-// Derived from the format's event table (the Trace2 event of the kind's wire row).
+// The Trace2 event name ("region_enter", "data", ...); for the kinds that are not Trace2
+// events, their wire row's name ("cpu_sample", "cpu_samples_lost"); "experimental" for
+// kExperimental. Derived from the format's event table.
 absl::string_view EventKindName(EventKind kind);
+
+// True for the kinds that are Trace2 events (every kind before kCpuSample), which git's
+// formats write; false for the CPU profile kinds and kExperimental.
+constexpr bool IsTrace2Kind(EventKind kind) { return kind < EventKind::kCpuSample; }
+
+// Number of Trace2 kinds (they come first).
+inline constexpr size_t kNumTrace2Kinds = static_cast<size_t>(EventKind::kCpuSample);
 
 // The kind a wire event type decodes to (data and data_int -> kData); kExperimental for
 // types that are not Trace2 events (structural rows, experimental and unknown types).
 EventKind EventKindOfType(uint8_t type);
 
-// The kind whose Trace2 event name is `name` ("data" -> kData), or nullopt.
+// The kind whose name (EventKindName) is `name` ("data" -> kData, "cpu_sample" ->
+// kCpuSample), or nullopt.
 std::optional<EventKind> EventKindByName(absl::string_view name);
 
 // True if events of `kind` first close every region open on their thread, as git's
@@ -127,7 +139,8 @@ struct Event {
   absl::string_view category;            // site category (regions, data, timers, counters)
   absl::string_view label;               // site label: region label, data key, timer/counter name
   std::optional<absl::string_view> msg;  // region msg, error msg, printf msg
-  absl::Span<const SymbolFrame> stack;   // attached stack (stack_ref), innermost first
+  // Attached stack (stack_ref), innermost first; for cpu_sample, the sampled stack.
+  absl::Span<const SymbolFrame> stack;
 
   // ---- version ----
   absl::string_view exe;  // git version string; also exec's `exe` (see exec_exe)
@@ -180,7 +193,8 @@ struct Event {
   double t_total = 0;
   double t_min = 0;
   double t_max = 0;
-  // ---- th_counter, counter ----
+  // ---- th_counter, counter; cpu_sample: its weight, the periods of CPU time it stands for
+  // (1 + the timer's overrun); cpu_samples_lost: the samples lost ----
   uint64_t count = 0;
   // ---- experimental ----
   absl::string_view experimental_data;

@@ -9,6 +9,7 @@
 
 #include "format/generation_records.h"
 #include "format/varint.h"
+#include "runtime/cpu_sampler.h"
 #include "runtime/recorder.h"
 #include "runtime/session.h"
 
@@ -63,6 +64,13 @@ void AppendClosingRecords(Session& s, uint64_t gen, uint64_t sid_id, uint64_t na
   s.filling.CopyFrame(records, n, s.pool);
 }
 
+// True once the thread's event stream of its generation has begun (its re-statement or
+// thread_start is written): samples may follow.
+bool StreamBegun(const ThreadState* ts) {
+  return !ts->pending_status.get() &&
+         (ts->pos.get() != BatchBody(ts) || ts->batches_flushed.get() != 0);
+}
+
 }  // namespace
 
 // Writes thread_status and one region_active per open region. Requires BeginEvent or
@@ -74,7 +82,9 @@ void WriteRestatement(ThreadState* ts, bool locked) {
   const uint64_t name_id = UniqueStringImpl(ts, ts->name, locked);
   WriteEvent(ts, EventType::kThreadStatus, {dt, name_id, ts->start_time});
   for (const RegionFrame& frame : ts->regions) {
-    if (ts->pos.get() > ts->limit.get()) {
+    // BatchLimit, not `limit`: a limit lowered for the CPU profile's samples must not drain
+    // them in the middle of the re-statement.
+    if (ts->pos.get() > BatchLimit(ts)) {
       if (locked) {
         AppendBatchLocked(s, ts);
       } else {
@@ -159,7 +169,8 @@ void AdvanceGenerationLocked(bool final) {
     };
     bool anything_new = !s.filling.empty() || final;
     for (ThreadState* ts : s.threads) {
-      if (ts->pos.get() != ts->restate_end.get() || ts->batches_flushed.get() != 0) {
+      if (ts->pos.get() != ts->restate_end.get() || ts->batches_flushed.get() != 0 ||
+          (SamplesPending(ts) && StreamBegun(ts))) {
         anything_new = true;
       }
     }
@@ -167,7 +178,11 @@ void AdvanceGenerationLocked(bool final) {
       publish(word);
       return;
     }
-    for (ThreadState* ts : s.threads) MoveThreadBuffersLocked(s, ts);
+    for (ThreadState* ts : s.threads) {
+      // Samples of a thread whose stream has not begun wait for its first event.
+      if (ts->samples != nullptr && StreamBegun(ts)) DrainSamplesLocked(s, ts, true);
+      MoveThreadBuffersLocked(s, ts);
+    }
     const uint64_t sid_id = InternLocked(s, gen, s.sid);
     const uint64_t name_id = s.has_cmd_name ? InternLocked(s, gen, s.cmd_name) : 0;
     const uint64_t hierarchy_id = s.has_cmd_name ? InternLocked(s, gen, s.hierarchy) : 0;
@@ -197,6 +212,7 @@ void AdvanceGenerationLocked(bool final) {
         ts->batches_flushed.set(0);
         WriteRestatement(ts, true);
         ts->restate_end.set(ts->pos.get());
+        RearmSampleLimit(ts);
       }
     }
     publish(new_word);

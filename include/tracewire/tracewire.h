@@ -92,6 +92,8 @@ struct tw_settings {
                                      receives only dumps (tw_flight_recorder_dump) */
   int flight_signal;              /* flight recorder: SIGUSR1 or SIGUSR2 dumps (0 = none) */
   int flight_on_error;            /* flight recorder: 1 = dump on the first error event */
+  unsigned cpu_profile_hz;        /* non-zero: sample each thread's stack this many times per
+                                     second of its CPU time (at most 10000; SIGPROF) */
 };
 
 /* Programmatic enabling: like tw_initialize, but from `settings` instead of the
