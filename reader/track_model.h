@@ -34,7 +34,10 @@
 //                                                             else of its first event;
 //   OnSliceBegin(const Slice&, const Event&)                 a slice began at the event;
 //   OnSliceEnd(const Slice&, const SliceEnding&)              a slice ended;
-//   OnEvent(const Event&, const EventTracks&)                 the event itself.
+//   OnEvent(const Event&, const EventTracks&)                 the event itself;
+//   OnSample(const Event&, const SampleContext&)              a CPU sample (cpu_sample),
+//                                                             before its OnEvent, with the
+//                                                             regions open on its thread.
 // For each event, in this order: OnProcessBegin (new process); OnSliceBegin of the thread's
 // lifetime (new thread); OnSliceEnd of the unwound regions, innermost first; the event's own
 // OnSliceBegin or OnSliceEnd; OnEvent; then the ends that follow the event (thread_exit:
@@ -45,8 +48,8 @@
 // indices too. Listeners must not call the model from a callback.
 //
 // Next, on the same shape: tasks (slices on an async track that cross threads) would be a
-// slice kind with its own per-process lanes like children; gauges, counter tracks keyed
-// like threads; CPU samples would be attributed to OpenRegions() of their thread.
+// slice kind with its own per-process lanes like children (and a sample's SampleContext
+// would name the task open on its thread); gauges, counter tracks keyed like threads.
 #ifndef TRACEWIRE_READER_TRACK_MODEL_H_
 #define TRACEWIRE_READER_TRACK_MODEL_H_
 
@@ -158,6 +161,14 @@ struct EventTracks {
   uint32_t parent_link = kNoIndex;
 };
 
+// Where a CPU sample falls: its process and thread, and the regions open on the thread
+// when it was taken, outermost first (valid during the OnSample call).
+struct SampleContext {
+  uint32_t process = 0;
+  uint32_t thread = 0;
+  absl::Span<const Slice> regions;
+};
+
 // A listener whose callbacks do nothing; derive and hide the ones needed (see above for
 // when each is called).
 struct TrackListener {
@@ -165,6 +176,7 @@ struct TrackListener {
   void OnSliceBegin(const Slice& slice, const Event& e) {}
   void OnSliceEnd(const Slice& slice, const SliceEnding& end) {}
   void OnEvent(const Event& e, const EventTracks& at) {}
+  void OnSample(const Event& sample, const SampleContext& at) {}
 };
 
 // The model itself: feed it every event with Add(), end what is left with the End* calls
@@ -222,7 +234,7 @@ class TrackModel {
   // Process and thread `index`.
   const ProcessTrack& process(uint32_t index) const { return processes_[index]; }
   const ThreadTrack& thread(uint32_t index) const { return threads_[index]; }
-  // Open regions of a thread, outermost first (what a CPU sample would be attributed to).
+  // Open regions of a thread, outermost first (what OnSample reports for a CPU sample).
   absl::Span<const Slice> OpenRegions(uint32_t thread) const { return threads_[thread].regions; }
   // Link `id` (from 1), as far as the input has shown it.
   const ChildLink& link(uint32_t id) const { return links_[id - 1]; }
@@ -359,6 +371,9 @@ void TrackModel::Add(const Event& e, Listener& listener) {
     case EventKind::kAtexit:
     case EventKind::kSignal:
       ends_lifetime = e.thread_id == 0;  // the main thread ends with its process
+      break;
+    case EventKind::kCpuSample:
+      listener.OnSample(e, SampleContext{p, t, thread.regions});
       break;
     default:
       break;

@@ -18,23 +18,27 @@ namespace {
 
 // The help of `tracewire decode`.
 constexpr char kHelp[] =
-    "usage: tracewire decode [--format=event|perf|normal|chrome|otlp] [--brief] [--git_exact]\n"
-    "                        [--nesting=N] [--evt=1|2|3|4] [--stacks] [--salvage] [--follow]\n"
+    "usage: tracewire decode [--format=event|perf|normal|chrome|otlp|folded] [--brief]\n"
+    "                        [--git_exact] [--nesting=N] [--evt=1|2|3|4] [--stacks] [--regions]\n"
+    "                        [--salvage] [--follow]\n"
     "                        [--jobs=N] FILE|DIR|- [-o OUT]\n"
     "       tracewire decode [--format=otlp] --otlp-endpoint=URL [--otlp-header=NAME=VALUE]...\n"
     "                        [--otlp-timeout=D] [--otlp-retry-time=D] FILE|DIR|- [-o OUT]\n"
     "\n"
     "Decodes a trace into one of git's Trace2 formats: EVENT (JSON lines), PERF\n"
     "(columns) or NORMAL (plain text), or exports it as Chrome Trace Event JSON or\n"
-    "OTLP/JSON. FILE is a trace file, - reads stdin, and DIR reads every trace file of a\n"
+    "OTLP/JSON, or its CPU samples as folded stacks. FILE is a trace file, - reads stdin, and DIR "
+    "reads every trace file of a\n"
     "directory (one per process, as TRACEWIRE=<dir> writes them) and merges their events\n"
     "by wall time.\n"
     "\n"
-    "Flags (--brief, --git_exact, --nesting, --evt and --stacks set options of some\n"
+    "Flags (--brief, --git_exact, --nesting, --evt, --stacks and --regions set options of some\n"
     "formats only; given with another format, they are a usage error):\n"
     "  --format=F   output format: event (default), perf, normal, chrome (Chrome Trace\n"
-    "               Event JSON for Perfetto, DevTools and speedscope) or otlp\n"
-    "               (OTLP/JSON lines, one ExportTraceServiceRequest per process)\n"
+    "               Event JSON for Perfetto, DevTools and speedscope), otlp\n"
+    "               (OTLP/JSON lines, one ExportTraceServiceRequest per process) or\n"
+    "               folded (the CPU samples of TRACEWIRE_CPU_PROFILE as collapsed\n"
+    "               stacks, \"frame;frame;frame WEIGHT\", for flamegraph.pl and speedscope)\n"
     "  --follow     follow a FILE that is still being written (like tail -f): write\n"
     "               each generation's events as soon as it is complete; stop on\n"
     "               SIGINT or SIGTERM\n"
@@ -57,6 +61,8 @@ constexpr char kHelp[] =
     "               (TRACEWIRE_STACKS): each frame's pc, function, source file and\n"
     "               line, module and offset, symbolized from the modules' symbol and\n"
     "               DWARF line tables when this machine has their files (not a git key)\n"
+    "  --regions    folded: start each stack with the regions open on its thread when\n"
+    "               the sample was taken, as region:CATEGORY/LABEL frames\n"
     "  --salvage    do not stop at damage: decode every complete generation that\n"
     "               validates, skip the others, and report the loss on stderr\n"
     "  --jobs=N     decode generations on N threads (default 0: one per core; 1:\n"
@@ -103,7 +109,8 @@ int RunDecodeCommand(const Command& command, const CommandLine& line) {
   if (options.jobs < 0) return UsageError(command, "--jobs must be >= 0");
   // A followed trace is decoded as it grows, serially: --jobs would do nothing.
   if (options.follow && line.Has("jobs")) {
-    return UsageError(command, "--jobs does not apply to --follow (a followed trace is decoded serially)");
+    return UsageError(command,
+                      "--jobs does not apply to --follow (a followed trace is decoded serially)");
   }
   return Decode(options);
 }
@@ -113,13 +120,13 @@ int RunDecodeCommand(const Command& command, const CommandLine& line) {
 const Command& DecodeCommand() {
   static const Command* const command = new Command{
       .name = "decode",
-      .summary = "render a trace as git's Trace2 EVENT/PERF/NORMAL, Chrome JSON or OTLP",
+      .summary = "render a trace as git's Trace2 EVENT/PERF/NORMAL, Chrome JSON, OTLP or folded",
       .help = kHelp,
       .flags = {FlagOf(FLAGS_format), FlagOf(FLAGS_brief), FlagOf(FLAGS_git_exact),
                 FlagOf(FLAGS_nesting), FlagOf(FLAGS_evt), FlagOf(FLAGS_stacks),
-                FlagOf(FLAGS_salvage), FlagOf(FLAGS_follow), FlagOf(FLAGS_o), FlagOf(FLAGS_jobs),
-                FlagOf(FLAGS_otlp_endpoint), FlagOf(FLAGS_otlp_header), FlagOf(FLAGS_otlp_timeout),
-                FlagOf(FLAGS_otlp_retry_time)},
+                FlagOf(FLAGS_regions), FlagOf(FLAGS_salvage), FlagOf(FLAGS_follow), FlagOf(FLAGS_o),
+                FlagOf(FLAGS_jobs), FlagOf(FLAGS_otlp_endpoint), FlagOf(FLAGS_otlp_header),
+                FlagOf(FLAGS_otlp_timeout), FlagOf(FLAGS_otlp_retry_time)},
       .run = RunDecodeCommand,
   };
   return *command;

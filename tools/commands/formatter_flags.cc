@@ -7,7 +7,8 @@
 #include "absl/strings/str_join.h"
 
 ABSL_FLAG(std::string, format, "event",
-          "decode: output format (event, perf, normal, chrome, otlp); run: perf, normal, event "
+          "decode: output format (event, perf, normal, chrome, otlp, folded); run: perf, normal, "
+          "event "
           "(default perf)");
 ABSL_FLAG(bool, brief, false, "decode, run: brief mode (no time and file:line prefixes)");
 ABSL_FLAG(bool, git_exact, false,
@@ -16,6 +17,8 @@ ABSL_FLAG(int, nesting, 2, "decode, run: EVENT nesting limit for regions and dat
 ABSL_FLAG(int, evt, 4, "decode: EVENT format version, 1 to 4 (git's \"evt\")");
 ABSL_FLAG(bool, stacks, false,
           "decode: EVENT: add the symbolized \"stack\" of events that have one");
+ABSL_FLAG(bool, regions, false,
+          "decode: FOLDED: start each CPU sample's stack with its thread's open regions");
 
 namespace tracewire::tools {
 namespace {
@@ -29,7 +32,8 @@ std::string JoinWithAnd(absl::Span<const absl::string_view> words) {
 }  // namespace
 
 absl::Span<const absl::string_view> FormatNames() {
-  static constexpr absl::string_view kNames[] = {"event", "perf", "normal", "chrome", "otlp"};
+  static constexpr absl::string_view kNames[] = {"event",  "perf", "normal",
+                                                 "chrome", "otlp", "folded"};
   return kNames;
 }
 
@@ -43,6 +47,7 @@ absl::Span<const FormatterFlag> FormatterFlags() {
       {"nesting", {"event"}},
       {"evt", {"event"}},
       {"stacks", {"event"}},
+      {"regions", {"folded"}},
   };
   return *kFlags;
 }
@@ -59,6 +64,7 @@ absl::StatusOr<targets::FormatterOptions> FormatterOptionsFromFlags() {
     return absl::InvalidArgumentError("--evt must be 1, 2, 3 or 4");
   }
   options.event_stacks = absl::GetFlag(FLAGS_stacks);
+  options.folded_regions = absl::GetFlag(FLAGS_regions);
   return options;
 }
 
