@@ -258,8 +258,10 @@ TEST(EventSpecTest, WireNumbersAreStable) {
   EXPECT_EQ(static_cast<int>(EventType::kVersion), 16);
   EXPECT_EQ(static_cast<int>(EventType::kStackRef), 49);
   EXPECT_EQ(static_cast<int>(EventType::kExpMark), 128);
-  EXPECT_EQ(static_cast<int>(EventType::kModule), 14);  // format version 2
-  EXPECT_EQ(AllSpecs().size(), 49u);
+  EXPECT_EQ(static_cast<int>(EventType::kModule), 14);          // format version 2
+  EXPECT_EQ(static_cast<int>(EventType::kCpuSample), 60);       // format version 3
+  EXPECT_EQ(static_cast<int>(EventType::kCpuSamplesLost), 61);  // format version 3
+  EXPECT_EQ(AllSpecs().size(), 51u);
   const EventSpec* enter = LookupSpec(EventType::kRegionEnter);
   ASSERT_EQ(enter->num_args, 3);
   EXPECT_EQ(enter->args[1].name, "site");

@@ -13,8 +13,8 @@ namespace {
 TEST(FileHeaderTest, EncodesExactBytes) {
   const std::string header = EncodeFileHeader(kFormatVersion);
   ASSERT_EQ(header.size(), kFileHeaderSize);
-  EXPECT_EQ(header, std::string("\x89TWR\r\n\x1a\n\x02\x00\x00\x00\x00\x00\x00\x00", 16));
-  EXPECT_EQ(kFormatVersion, 2u);
+  EXPECT_EQ(header, std::string("\x89TWR\r\n\x1a\n\x03\x00\x00\x00\x00\x00\x00\x00", 16));
+  EXPECT_EQ(kFormatVersion, 3u);
   EXPECT_EQ(EncodeFileHeader(0x04030201).substr(8, 4), "\x01\x02\x03\x04");
 }
 
@@ -22,6 +22,12 @@ TEST(FileHeaderTest, VersionOneIsStillRead) {
   absl::StatusOr<uint32_t> version = ParseFileHeader(EncodeFileHeader(1));
   ASSERT_TRUE(version.ok()) << version.status();
   EXPECT_EQ(*version, 1u);
+}
+
+TEST(FileHeaderTest, VersionTwoIsStillRead) {
+  absl::StatusOr<uint32_t> version = ParseFileHeader(EncodeFileHeader(2));
+  ASSERT_TRUE(version.ok()) << version.status();
+  EXPECT_EQ(*version, 2u);
 }
 
 TEST(FileHeaderTest, RoundTrip) {

@@ -54,9 +54,9 @@ TEST(ValidationTest, HeaderBadMagic) {
 }
 
 TEST(ValidationTest, HeaderUnsupportedVersion) {
-  ExpectError(format::EncodeFileHeader(3), absl::StatusCode::kUnimplemented,
-              "file header: byte offset 8: format version 3 is not supported (this build "
-              "reads 1 to 2)");
+  ExpectError(format::EncodeFileHeader(4), absl::StatusCode::kUnimplemented,
+              "file header: byte offset 8: format version 4 is not supported (this build "
+              "reads 1 to 3)");
 }
 
 TEST(ValidationTest, HeaderTruncated) {
@@ -365,7 +365,7 @@ TEST(ValidationTest, RepeatedFileHeaderWithAnotherVersion) {
   const std::string trace = Trace({gen, format::EncodeFileHeader(9)});
   ExpectError(trace, absl::StatusCode::kUnimplemented,
               absl::StrFormat("after generation 1: byte offset %d: repeated file header: format "
-                              "version 9 is not supported (this build reads 1 to 2)",
+                              "version 9 is not supported (this build reads 1 to 3)",
                               16 + gen.size()));
 }
 
