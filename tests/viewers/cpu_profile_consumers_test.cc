@@ -1,0 +1,114 @@
+// The CPU profile of a trace read by the consumers people open it with: the Chrome DevTools
+// trace engine (its samples handler, and its timeline of profile calls under the regions)
+// and speedscope (the Chrome JSON and the folded stacks), through
+// tests/consumers/cpu_profile_consumers.mjs. The expectations (samples per thread, samples
+// per function, the folded total weight) come from the reader's events, not from the
+// outputs.
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "reader/reader.h"
+#include "tests/cli/cli_runner.h"
+#include "tests/consumers/node_runner.h"
+
+namespace tracewire::viewers_test {
+namespace {
+
+using cli_test::CommandResult;
+using cli_test::Runfile;
+using nlohmann::json;
+
+constexpr const char* kBurners[] = {"TwBurnHeavy", "TwBurnLight"};
+
+// Per thread name: its samples and, per burning function, the samples whose stack holds
+// it; and the sum of the samples' weights.
+json ExpectFromTrace(const std::string& path) {
+  struct Thread {
+    int samples = 0;
+    std::map<std::string, int> functions;
+  };
+  std::map<std::string, Thread> threads;
+  uint64_t weight = 0;
+  std::map<std::string, uint64_t> function_weights;
+  absl::StatusOr<std::unique_ptr<reader::Reader>> file = reader::Reader::OpenFile(path);
+  EXPECT_TRUE(file.ok()) << file.status();
+  if (!file.ok()) return {};
+  while (true) {
+    absl::StatusOr<const reader::Event*> next = (*file)->Next();
+    EXPECT_TRUE(next.ok()) << next.status();
+    if (!next.ok() || *next == nullptr) break;
+    const reader::Event& e = **next;
+    if (e.kind != reader::EventKind::kCpuSample) continue;
+    Thread& t = threads[std::string(e.thread_name)];
+    ++t.samples;
+    weight += e.count;
+    std::set<std::string> in_stack;
+    for (const reader::SymbolFrame& frame : e.stack) in_stack.emplace(frame.func);
+    for (const char* burner : kBurners) {
+      if (in_stack.count(burner) == 0) continue;
+      ++t.functions[burner];
+      function_weights[burner] += e.count;
+    }
+  }
+  json list = json::array();
+  for (const auto& [name, t] : threads) {
+    json thread = {{"name", name}, {"samples", t.samples}, {"functions", json::object()}};
+    for (const auto& [function, count] : t.functions) thread["functions"][function] = count;
+    if (absl::EndsWith(name, ":heavy")) thread["region"] = "heavy";
+    if (absl::EndsWith(name, ":light")) thread["region"] = "light";
+    list.push_back(thread);
+  }
+  return {{"threads", list}, {"folded_weight", weight}, {"function_weights", function_weights}};
+}
+
+TEST(CpuProfileConsumersTest, DevToolsAndSpeedscopeBuildTheTracesProfiles) {
+  const std::string dir = cli_test::NewTempDir("cpu_profile");
+  const std::string trace = dir + "/trace.twr";
+  cli_test::RunOptions options;
+  options.env = {{"TRACEWIRE", trace}, {"TRACEWIRE_CPU_PROFILE", "250"}};
+  options.unset_env = {"TRACEWIRE_PARENT_SID", "TRACEWIRE_PARENT_NAME"};
+  ASSERT_EQ(cli_test::RunCommand({Runfile("tests/viewers/cpu_workload"), "0.1"}, options).exit_code,
+            0);
+  const std::string chrome = dir + "/trace.json";
+  const std::string folded = dir + "/cpu.folded";
+  const CommandResult to_chrome = cli_test::RunCommand(
+      {cli_test::Tracewire(), "decode", "--format=chrome", trace, "-o", chrome});
+  ASSERT_EQ(to_chrome.exit_code, 0) << to_chrome.err;
+  const CommandResult to_folded = cli_test::RunCommand(
+      {cli_test::Tracewire(), "decode", "--format=folded", trace, "-o", folded});
+  ASSERT_EQ(to_folded.exit_code, 0) << to_folded.err;
+
+  const json expected = ExpectFromTrace(trace);
+  const int heavy = expected["function_weights"].value("TwBurnHeavy", 0);
+  const int light = expected["function_weights"].value("TwBurnLight", 0);
+  // 0.3 s and 0.1 s of CPU at 250 Hz: about 75 and 25 periods.
+  ASSERT_GT(heavy, 30);
+  ASSERT_GT(light, 10);
+  const std::string expected_path = dir + "/expected.json";
+  ASSERT_TRUE(cli_test::WriteFile(expected_path, expected.dump()));
+
+  absl::StatusOr<CommandResult> run =
+      consumers::RunNodeScript("cpu_profile_consumers.mjs", {chrome, folded, expected_path});
+  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_EQ(run->exit_code, 0) << run->err << run->out;
+  const std::vector<std::string> lines = cli_test::Lines(run->out);
+  ASSERT_EQ(lines.size(), 2u) << run->out;
+  const json engine = json::parse(lines[0]);
+  const json speedscope = json::parse(lines[1]);
+  int samples = 0;
+  for (const json& thread : expected["threads"]) samples += thread["samples"].get<int>();
+  EXPECT_EQ(engine["samples"], samples);
+  EXPECT_EQ(engine["profiles"], expected["threads"].size());
+  EXPECT_GT(engine["calls_inside_regions"], 0);
+  EXPECT_EQ(speedscope["chrome_profiles"], expected["threads"].size());
+  EXPECT_EQ(speedscope["folded_weight"], expected["folded_weight"]);
+  EXPECT_EQ(speedscope["warnings"], 0);
+}
+
+}  // namespace
+}  // namespace tracewire::viewers_test
