@@ -4,6 +4,7 @@
 // tests/consumers/cpu_profile_consumers.mjs. The expectations (samples per thread, samples
 // per function, the folded total weight) come from the reader's events, not from the
 // outputs.
+#include <cstdio>
 #include <map>
 #include <set>
 #include <string>
@@ -108,6 +109,46 @@ TEST(CpuProfileConsumersTest, DevToolsAndSpeedscopeBuildTheTracesProfiles) {
   EXPECT_EQ(speedscope["chrome_profiles"], expected["threads"].size());
   EXPECT_EQ(speedscope["folded_weight"], expected["folded_weight"]);
   EXPECT_EQ(speedscope["warnings"], 0);
+}
+
+// `tracewire stats` on a sampled trace of many generations: the top functions by self
+// samples (3:1 within 15 %), where each region's samples went, the same serial and with
+// parallel decoding (regions open across generations get the samples of later ones).
+TEST(CpuProfileConsumersTest, StatsNameTheTopFunctionsInsideEachRegion) {
+  const std::string trace = cli_test::NewTempDir("cpu_stats") + "/trace.twr";
+  cli_test::RunOptions options;
+  options.env = {
+      {"TRACEWIRE", trace}, {"TRACEWIRE_CPU_PROFILE", "250"}, {"TRACEWIRE_GENERATION_MS", "20"}};
+  options.unset_env = {"TRACEWIRE_PARENT_SID", "TRACEWIRE_PARENT_NAME"};
+  ASSERT_EQ(cli_test::RunCommand({Runfile("tests/viewers/cpu_workload"), "0.1"}, options).exit_code,
+            0);
+  const CommandResult serial =
+      cli_test::RunCommand({cli_test::Tracewire(), "stats", "--jobs=1", trace});
+  ASSERT_EQ(serial.exit_code, 0) << serial.err;
+  const CommandResult parallel =
+      cli_test::RunCommand({cli_test::Tracewire(), "stats", "--jobs=4", trace});
+  ASSERT_EQ(parallel.exit_code, 0) << parallel.err;
+  EXPECT_EQ(serial.out, parallel.out);
+  EXPECT_TRUE(absl::StrContains(serial.out, "inside cpu/heavy (")) << serial.out;
+  EXPECT_TRUE(absl::StrContains(serial.out, "100 % in TwBurnHeavy")) << serial.out;
+  EXPECT_TRUE(absl::StrContains(serial.out, "100 % in TwBurnLight")) << serial.out;
+  // "  77.9%   77.9%  TwBurnHeavy" in the table by self samples.
+  std::map<std::string, double> self_percent;
+  bool in_table = false;
+  for (const std::string& line : cli_test::Lines(serial.out)) {
+    if (line == "top functions by self samples:") in_table = true;
+    if (!in_table || line.empty()) continue;
+    double self = 0, total = 0;
+    char name[256] = {};
+    if (sscanf(line.c_str(), " %lf%% %lf%% %255s", &self, &total, name) == 3) {
+      self_percent[name] = self;
+    }
+    if (line == "top functions by total samples:") break;
+  }
+  ASSERT_GT(self_percent["TwBurnLight"], 0) << serial.out;
+  const double ratio = self_percent["TwBurnHeavy"] / self_percent["TwBurnLight"];
+  EXPECT_GE(ratio, 3 * 0.85) << serial.out;
+  EXPECT_LE(ratio, 3 * 1.15) << serial.out;
 }
 
 }  // namespace
