@@ -132,6 +132,7 @@ struct Process {
   JsonMap data;
   JsonMap timers;
   JsonMap counters;
+  uint64_t cpu_samples = 0;  // CPU samples of the process (not spans: only counted)
 };
 
 // The process span's name, "<exe>:<verb>#<mode>" (trace2receiver's), with its parts:

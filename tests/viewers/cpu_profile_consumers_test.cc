@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "reader/reader.h"
@@ -109,6 +110,21 @@ TEST(CpuProfileConsumersTest, DevToolsAndSpeedscopeBuildTheTracesProfiles) {
   EXPECT_EQ(speedscope["chrome_profiles"], expected["threads"].size());
   EXPECT_EQ(speedscope["folded_weight"], expected["folded_weight"]);
   EXPECT_EQ(speedscope["warnings"], 0);
+
+  // git's formats leave the samples out; OTLP counts them on the process span.
+  for (const char* format : {"event", "perf", "normal"}) {
+    const CommandResult git = cli_test::RunCommand(
+        {cli_test::Tracewire(), "decode", absl::StrCat("--format=", format), trace});
+    ASSERT_EQ(git.exit_code, 0) << git.err;
+    EXPECT_FALSE(absl::StrContains(git.out, "cpu_sample")) << format;
+  }
+  const CommandResult otlp =
+      cli_test::RunCommand({cli_test::Tracewire(), "decode", "--format=otlp", trace});
+  ASSERT_EQ(otlp.exit_code, 0) << otlp.err;
+  EXPECT_TRUE(absl::StrContains(
+      otlp.out, absl::StrCat("{\"key\":\"tracewire.cpu_samples\",\"value\":{\"intValue\":\"",
+                             samples, "\"}}")))
+      << otlp.out.substr(0, 2000);
 }
 
 // `tracewire stats` on a sampled trace of many generations: the top functions by self
