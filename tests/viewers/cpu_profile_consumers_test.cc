@@ -145,6 +145,16 @@ TEST(CpuProfileConsumersTest, StatsNameTheTopFunctionsInsideEachRegion) {
       cli_test::RunCommand({cli_test::Tracewire(), "stats", "--jobs=4", trace});
   ASSERT_EQ(parallel.exit_code, 0) << parallel.err;
   EXPECT_EQ(serial.out, parallel.out);
+  // The report draws the samples as flame graphs: the process's, and each top region's.
+  const std::string html = cli_test::NewTempDir("cpu_report") + "/report.html";
+  const CommandResult report =
+      cli_test::RunCommand({cli_test::Tracewire(), "report", trace, "-o", html});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const std::string page = cli_test::ReadFile(html);
+  EXPECT_TRUE(absl::StrContains(page, "<h3>CPU samples inside cpu/heavy (flame graph, weight "));
+  EXPECT_TRUE(absl::StrContains(page, "<h3>CPU samples inside cpu/light (flame graph, weight "));
+  EXPECT_TRUE(absl::StrContains(page, "<h3>CPU samples (flame graph, weight "));
+  EXPECT_TRUE(absl::StrContains(page, "<title>TwBurnHeavy (weight ")) << page.substr(0, 3000);
   EXPECT_TRUE(absl::StrContains(serial.out, "inside cpu/heavy (")) << serial.out;
   EXPECT_TRUE(absl::StrContains(serial.out, "100 % in TwBurnHeavy")) << serial.out;
   EXPECT_TRUE(absl::StrContains(serial.out, "100 % in TwBurnLight")) << serial.out;
