@@ -161,9 +161,9 @@ const Command& DecodeCommand() {
                 FlagOf(FLAGS_nesting), FlagOf(FLAGS_evt), FlagOf(FLAGS_stacks),
                 FlagOf(FLAGS_regions), FlagOf(FLAGS_salvage), FlagOf(FLAGS_follow),
                 FlagOf(FLAGS_since), FlagOf(FLAGS_until), FlagOf(FLAGS_sid), FlagOf(FLAGS_pid),
-                FlagOf(FLAGS_o),
-                FlagOf(FLAGS_jobs), FlagOf(FLAGS_otlp_endpoint), FlagOf(FLAGS_otlp_header),
-                FlagOf(FLAGS_otlp_timeout), FlagOf(FLAGS_otlp_retry_time)},
+                FlagOf(FLAGS_o), FlagOf(FLAGS_jobs), FlagOf(FLAGS_otlp_endpoint),
+                FlagOf(FLAGS_otlp_header), FlagOf(FLAGS_otlp_timeout),
+                FlagOf(FLAGS_otlp_retry_time)},
       .run = RunDecodeCommand,
   };
   return *command;
