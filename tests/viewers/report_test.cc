@@ -208,6 +208,7 @@ struct TasksAndGauges {
   std::map<std::string, TaskLaneExpectation> lanes;  // by "category/name"
   std::map<std::string, GaugeExpectation> gauges;    // by "category/name (unit)"
   std::map<uint64_t, std::string> thread_names;      // by thread number
+  size_t max_open_tasks = 0;                         // tasks open at the same time
 };
 
 TasksAndGauges ReadTasksAndGauges(const std::string& trace) {
@@ -227,6 +228,7 @@ TasksAndGauges ReadTasksAndGauges(const std::string& trace) {
         const std::string name = absl::StrCat(e.category, "/", e.label);
         open_tasks[e.task_id] = name;
         ++result.lanes[name].tasks;
+        result.max_open_tasks = std::max(result.max_open_tasks, open_tasks.size());
         break;
       }
       case reader::EventKind::kTaskEnd:
@@ -282,11 +284,16 @@ std::string CheckThreadPoolReport(int requests, const std::string& dir, const st
                                           lane.segments.size(), " thread(s):", threads, "</p>");
     EXPECT_TRUE(absl::StrContains(page, text)) << text << "\n" << page.substr(0, 4000);
   }
+  // Tasks overlapping more than the 8 rows of a lane's spans are said to overlap on its last.
+  EXPECT_EQ(absl::StrContains(page, "<p class=\"note\">More than 8 tasks at a time: the last row"),
+            expected.max_open_tasks > 8)
+      << expected.max_open_tasks;
   // A chart per gauge: samples, min, max and last as the trace has them; every sample drawn
   // unless there are more than the 1000 pixel columns of the axis, and then at most 3 per
   // column.
   EXPECT_EQ(Count(page, "<svg class=\"gauge\""), expected.gauges.size());
   EXPECT_EQ(expected.gauges.size(), 3u);
+  EXPECT_FALSE(absl::StrContains(page, "are not drawn")) << "every lane and chart is drawn";
   for (const auto& [title, gauge] : expected.gauges) {
     const std::string text =
         absl::StrCat("<h4 class=\"gauge\">", title, "</h4>\n<p class=\"meta\">", gauge.samples,
@@ -341,6 +348,38 @@ TEST(ReportTest, SmallGaugesDrawEverySample) {
   const std::string dir = cli_test::NewTempDir("report_threadpool_small");
   const std::string page = CheckThreadPoolReport(150, dir, dir + "/report.html");
   EXPECT_FALSE(absl::StrContains(page, "drawn as"));
+}
+
+TEST(ReportTest, ManyTaskNamesAndGaugesStayBounded) {
+  const std::string dir = cli_test::NewTempDir("report_many_names");
+  const std::string trace = dir + "/trace.twr";
+  ASSERT_EQ(Record({Runfile("tests/viewers/task_workload"), "70", "70"}, trace), 0);
+  const std::string html = dir + "/report.html";
+  const CommandResult report = Report(trace, html);
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const std::string page = ReadFile(html);
+  // The first 64 task names and gauges are drawn, in order of appearance; the rest counted.
+  EXPECT_EQ(Count(page, "<svg class=\"tasks\""), 64u);
+  EXPECT_EQ(Count(page, "<svg class=\"gauge\""), 64u);
+  for (int i = 0; i < 64; ++i) {
+    EXPECT_TRUE(absl::StrContains(
+        page,
+        absl::StrCat("<h4 class=\"task\">jobs/name-", i,
+                     "</h4>\n<p class=\"meta\">1 tasks &middot; 1 segments on 1 thread(s): ")))
+        << i;
+    EXPECT_TRUE(absl::StrContains(
+        page, absl::StrCat("<h4 class=\"gauge\">levels/gauge-", i,
+                           " (units)</h4>\n<p class=\"meta\">2 samples &middot; min 0 &middot; "
+                           "max 1 &middot; last 0</p>")))
+        << i;
+  }
+  EXPECT_FALSE(absl::StrContains(page, ">jobs/name-64<"));
+  EXPECT_FALSE(absl::StrContains(page, ">levels/gauge-64 (units)<"));
+  EXPECT_TRUE(
+      absl::StrContains(page, "<p class=\"note\">6 more task names (6 tasks) are not drawn"));
+  EXPECT_TRUE(absl::StrContains(page, "<p class=\"note\">6 more gauges are not drawn"));
+  const json chromium = OpenInChromium(html, "many_names", /*bars=*/false);
+  EXPECT_EQ(chromium["page"]["timelines"], 1);
 }
 
 }  // namespace

@@ -27,6 +27,9 @@ constexpr int kChartHeight = 60;  // a gauge's chart, between its lowest and hig
 // A gauge with more samples than the timeline has pixel columns is drawn with at most this
 // many points per column: its lowest, highest and last sample there.
 constexpr int kPointsPerColumn = 3;
+// Task lanes and gauge charts drawn per process (the others are counted in a note).
+constexpr size_t kMaxTaskLanes = 64;
+constexpr size_t kMaxGauges = 64;
 
 // Colours of the categories, by order of appearance (errors are red, runs grey).
 constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#76b7b2", "#59a14f", "#edc948",
@@ -329,7 +332,8 @@ class Renderer {
   void Tasks(const ReportProcess& p) {
     if (p.task_lanes.empty()) return;
     Append(&out_, "<h3>Tasks</h3>\n");
-    for (const ReportTaskLane& lane : p.task_lanes) {
+    for (size_t i = 0; i < p.task_lanes.size() && i < kMaxTaskLanes; ++i) {
+      const ReportTaskLane& lane = p.task_lanes[i];
       const std::string& name = model_.names()[lane.name];
       Append(&out_, "<h4 class=\"task\">");
       Text(lane.begun_before_trace ? "tasks begun before the trace" : name);
@@ -344,6 +348,7 @@ class Renderer {
       }
       Append(&out_, "</p>\n");
       svg_.clear();
+      crowded_row_ = 0;
       int y = kAxisHeight;
       if (!lane.spans.empty()) {
         RowLabel("tasks", y);
@@ -353,6 +358,7 @@ class Renderer {
             [](const ReportRegion& a, const ReportRegion& b) { return a.begin_ns < b.begin_ns; });
         std::vector<int64_t> lane_end;
         std::vector<std::vector<ReportRegion>> rows;
+        size_t overflow = 0;
         for (const ReportRegion& span : spans) {
           size_t row = 0;
           while (row < lane_end.size() && lane_end[row] > span.begin_ns) ++row;
@@ -362,10 +368,14 @@ class Renderer {
               rows.emplace_back();
             } else {
               row = lane_end.size() - 1;  // the last row takes the overflow
+              ++overflow;
             }
           }
           lane_end[row] = std::max(lane_end[row], span.end_ns);
           rows[row].push_back(span);
+        }
+        if (rows.size() == static_cast<size_t>(kMaxLanes) && overflow > 0) {
+          crowded_row_ = rows.back().size();
         }
         for (const std::vector<ReportRegion>& row : rows) {
           Row(row, y, "tasks");
@@ -379,6 +389,18 @@ class Renderer {
         y += kRowHeight + kRowGap + kThreadGap;
       }
       WriteSvg("tasks", absl::StrCat("tasks ", name), p, y);
+      if (crowded_row_ > 0) {
+        absl::StrAppend(&out_, "<p class=\"note\">More than ", kMaxLanes,
+                        " tasks at a time: the last row holds ", crowded_row_,
+                        " of them, overlapping.</p>\n");
+      }
+    }
+    if (p.task_lanes.size() > kMaxTaskLanes) {
+      uint64_t tasks = 0;
+      for (size_t i = kMaxTaskLanes; i < p.task_lanes.size(); ++i) tasks += p.task_lanes[i].tasks;
+      absl::StrAppend(&out_, "<p class=\"note\">", p.task_lanes.size() - kMaxTaskLanes,
+                      " more task names (", tasks,
+                      " tasks) are not drawn; <code>tracewire stats</code> lists them all.</p>\n");
     }
   }
 
@@ -393,7 +415,8 @@ class Renderer {
   void Gauges(const ReportProcess& p) {
     if (p.gauges.empty()) return;
     Append(&out_, "<h3>Gauges</h3>\n");
-    for (const ReportGauge& gauge : p.gauges) {
+    for (size_t g = 0; g < p.gauges.size() && g < kMaxGauges; ++g) {
+      const ReportGauge& gauge = p.gauges[g];
       std::vector<ReportGauge::Sample> samples = gauge.samples;
       std::stable_sort(
           samples.begin(), samples.end(),
@@ -458,6 +481,11 @@ class Renderer {
       AppendHtmlEscaped(title, &svg_);
       Append(&svg_, "</title></path>\n");
       WriteSvg("gauge", absl::StrCat("gauge ", title), p, top + kChartHeight + 8);
+    }
+    if (p.gauges.size() > kMaxGauges) {
+      absl::StrAppend(&out_, "<p class=\"note\">", p.gauges.size() - kMaxGauges,
+                      " more gauges are not drawn; <code>tracewire stats</code> lists them "
+                      "all.</p>\n");
     }
   }
 
@@ -612,6 +640,7 @@ class Renderer {
   int64_t t0_ = 0;
   double scale_ = 1;
   uint64_t hidden_rows_ = 0;
+  size_t crowded_row_ = 0;  // tasks on the last row of the current lane, if it overflowed
   absl::flat_hash_map<std::string, std::string> category_colors_;
 };
 
