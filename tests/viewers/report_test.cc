@@ -288,6 +288,10 @@ std::string CheckThreadPoolReport(int requests, const std::string& dir, const st
   EXPECT_EQ(absl::StrContains(page, "<p class=\"note\">More than 8 tasks at a time: the last row"),
             expected.max_open_tasks > 8)
       << expected.max_open_tasks;
+  // Tasks that overlap on that row are drawn as grey runs: the page stays small.
+  EXPECT_EQ(absl::StrContains(page, " tasks narrower than a pixel or overlapping, "),
+            expected.max_open_tasks > 8);
+  EXPECT_LT(page.size(), 200u << 10);
   // A chart per gauge: samples, min, max and last as the trace has them; every sample drawn
   // unless there are more than the 1000 pixel columns of the axis, and then at most 3 per
   // column.

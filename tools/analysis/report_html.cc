@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -523,15 +524,16 @@ class Renderer {
     double x1 = 0;
     uint64_t count = 0;
     int64_t total_ns = 0;
+    bool overlapping = false;  // holds shapes that overlap (only task rows have them)
   };
 
   void FlushRun(Run& run, int y, absl::string_view what) {
     if (run.count == 0) return;
     absl::StrAppendFormat(&svg_,
                           "<rect class=\"run\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\">"
-                          "<title>%d %s narrower than a pixel, %s in all</title></rect>\n",
+                          "<title>%d %s narrower than a pixel%s, %s in all</title></rect>\n",
                           run.x0, y, std::max(run.x1 - run.x0, kMinWidth), kRowHeight, run.count,
-                          what, Duration(run.total_ns));
+                          what, run.overlapping ? " or overlapping" : "", Duration(run.total_ns));
     run = Run();
   }
 
@@ -545,15 +547,22 @@ class Renderer {
 
   void Row(const std::vector<ReportRegion>& regions, int y, absl::string_view what = "regions") {
     Run run;
+    // Shapes that overlap the one drawn before them (tasks on a crowded row) join a run too,
+    // so that a row holds at most about two shapes per pixel.
+    constexpr double kOverlap = 0.05;
+    double drawn_end = std::numeric_limits<double>::lowest();
     for (const ReportRegion& region : regions) {
       const double x0 = X(region.begin_ns);
       const double x1 = X(region.end_ns);
       const int64_t ns = region.end_ns - region.begin_ns;
-      if (x1 - x0 < kMinWidth) {
+      const bool overlaps = x0 < drawn_end - kOverlap || (run.count > 0 && x0 < run.x1 - kOverlap);
+      if (x1 - x0 < kMinWidth || overlaps) {
         AddToRun(run, x0, x1, ns, y, what);
+        run.overlapping = run.overlapping || overlaps;
         continue;
       }
       FlushRun(run, y, what);
+      drawn_end = x1;
       const std::string& name = model_.names()[region.name];
       absl::StrAppendFormat(&svg_,
                             "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
