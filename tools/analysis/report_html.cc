@@ -25,9 +25,6 @@ constexpr int kMaxLanes = 8;     // child process rows
 constexpr double kMinWidth = 1;  // narrower regions are drawn in runs
 constexpr double kCharWidth = 6.5;
 constexpr int kChartHeight = 60;  // a gauge's chart, between its lowest and highest sample
-// A gauge with more samples than the timeline has pixel columns is drawn with at most this
-// many points per column: its lowest, highest and last sample there.
-constexpr int kPointsPerColumn = 3;
 // Task lanes and gauge charts drawn per process (the others are counted in a note).
 constexpr size_t kMaxTaskLanes = 64;
 constexpr size_t kMaxGauges = 64;
@@ -434,7 +431,8 @@ class Renderer {
       Text(title);
       absl::StrAppend(&out_, "</h4>\n<p class=\"meta\">", samples.size(), " samples &middot; min ",
                       min, " &middot; max ", max, " &middot; last ", gauge.samples.back().value);
-      // More samples than pixel columns: the lowest, highest and last of each column.
+      // More samples than pixel columns: the lowest, highest and last of each column (at
+      // most 3 points per column, in time order).
       std::vector<ReportGauge::Sample> points;
       if (samples.size() > static_cast<size_t>(options_.timeline_width)) {
         size_t begin = 0;

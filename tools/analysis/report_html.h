@@ -13,12 +13,12 @@
 //     value, the unit in the title).
 // Whatever the trace's size, each timeline row holds at most about two shapes per pixel:
 // regions narrower than a pixel are drawn as one grey bar per run of them, whose tooltip
-// counts them; rows deeper than 12 are left out (and counted); a gauge with more samples
-// than the axis has pixel columns is drawn with its lowest, highest and last sample of each
-// column (at most 3 points per column), which its caption says; a lane draws overlapping
-// tasks on at most 8 rows (the last takes the rest, noted; those overlapping there are
-// drawn as runs), and a process its first 64
-// task names and 64 gauges (the others are counted in a note).
+// counts them; rows deeper than 12 are left out (and counted). A lane draws overlapping
+// tasks on at most 8 rows (the last takes the rest, noted, those overlapping there drawn
+// as runs); a gauge with more samples than the axis has pixel columns is drawn with the
+// lowest, highest and last sample of each column (at most 3 points per column), which its
+// caption says; a process shows its first 64 task names and 64 gauges (the others are
+// counted in a note).
 #ifndef TRACEWIRE_TOOLS_ANALYSIS_REPORT_HTML_H_
 #define TRACEWIRE_TOOLS_ANALYSIS_REPORT_HTML_H_
 
