@@ -1,20 +1,26 @@
 // `tracewire report` end to end: the page's content for the demo's process tree, hostile
 // strings, a damaged trace, and a trace of more than 1,000,000 events; each page opened in
 // a real headless Chromium (tests/consumers/chromium_page.mjs), which must load it without a
-// console message or a request, and whose screenshot must show the timeline's bars.
+// console message or a request, and whose screenshot must show the timeline's bars; and the
+// thread-pool example's tasks (a lane per task name) and gauges (a chart each), checked
+// against the reader's events.
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <regex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "reader/reader.h"
 #include "tests/cli/cli_runner.h"
 #include "tests/consumers/node_runner.h"
 
@@ -123,8 +129,8 @@ TEST(ReportTest, DemoProcessTree) {
 TEST(ReportTest, HostileStringsStayText) {
   const std::string dir = cli_test::NewTempDir("report_hostile");
   const std::string trace = dir + "/trace.twr";
-  ASSERT_EQ(Record({Runfile("tests/testtool/testtool"), "trace2", "003error", "<script>alert(1)</script>",
-                    "a&b \"c\" 'd' \x01"},
+  ASSERT_EQ(Record({Runfile("tests/testtool/testtool"), "trace2", "003error",
+                    "<script>alert(1)</script>", "a&b \"c\" 'd' \x01"},
                    trace),
             0);
   const std::string html = dir + "/report.html";
@@ -184,6 +190,199 @@ TEST(ReportTest, AMillionEventsStayASmallPage) {
   EXPECT_TRUE(absl::StrContains(page, "regions narrower than a pixel"));
   EXPECT_TRUE(absl::StrContains(page, "</td><td>182400</td><td>load/io</td>")) << "32 x 2850 x 2";
   const json chromium = OpenInChromium(html, "million");
+  EXPECT_EQ(chromium["page"]["timelines"], 1);
+}
+
+// What the report should say of a trace's tasks and gauges, from the reader's events.
+struct TaskLaneExpectation {
+  int64_t tasks = 0;
+  std::map<uint64_t, int64_t> segments;  // by thread number
+};
+struct GaugeExpectation {
+  int64_t samples = 0;
+  int64_t min = 0;
+  int64_t max = 0;
+  int64_t last = 0;
+};
+struct TasksAndGauges {
+  std::map<std::string, TaskLaneExpectation> lanes;  // by "category/name"
+  std::map<std::string, GaugeExpectation> gauges;    // by "category/name (unit)"
+  std::map<uint64_t, std::string> thread_names;      // by thread number
+  size_t max_open_tasks = 0;                         // tasks open at the same time
+};
+
+TasksAndGauges ReadTasksAndGauges(const std::string& trace) {
+  TasksAndGauges result;
+  absl::StatusOr<std::unique_ptr<reader::Reader>> reader = reader::Reader::OpenFile(trace);
+  EXPECT_TRUE(reader.ok()) << reader.status();
+  if (!reader.ok()) return result;
+  absl::flat_hash_map<uint64_t, std::string> open_tasks;  // task ID -> name
+  while (true) {
+    absl::StatusOr<const reader::Event*> next = (*reader)->Next();
+    EXPECT_TRUE(next.ok()) << next.status();
+    if (!next.ok() || *next == nullptr) break;
+    const reader::Event& e = **next;
+    result.thread_names.try_emplace(e.thread_id, std::string(e.thread_name));
+    switch (e.kind) {
+      case reader::EventKind::kTaskBegin: {
+        const std::string name = absl::StrCat(e.category, "/", e.label);
+        open_tasks[e.task_id] = name;
+        ++result.lanes[name].tasks;
+        result.max_open_tasks = std::max(result.max_open_tasks, open_tasks.size());
+        break;
+      }
+      case reader::EventKind::kTaskEnd:
+        open_tasks.erase(e.task_id);
+        break;
+      case reader::EventKind::kTaskAdopt: {
+        auto it = open_tasks.find(e.task_id);
+        const std::string name =
+            it != open_tasks.end() ? it->second : "tasks begun before the trace";
+        ++result.lanes[name].segments[e.thread_id];
+        break;
+      }
+      case reader::EventKind::kGauge: {
+        std::string name = absl::StrCat(e.category, "/", e.label);
+        if (e.unit.has_value() && !e.unit->empty()) absl::StrAppend(&name, " (", *e.unit, ")");
+        GaugeExpectation& gauge = result.gauges[name];
+        if (gauge.samples++ == 0) gauge.min = gauge.max = e.value_int;
+        gauge.min = std::min(gauge.min, e.value_int);
+        gauge.max = std::max(gauge.max, e.value_int);
+        gauge.last = e.value_int;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return result;
+}
+
+// Records the thread-pool example serving `requests` requests and reports it; checks every
+// task lane and gauge chart of the page against the reader's events; returns the page.
+std::string CheckThreadPoolReport(int requests, const std::string& dir, const std::string& html) {
+  const std::string trace = dir + "/trace.twr";
+  EXPECT_EQ(Record({Runfile("examples/threadpool/threadpool"), absl::StrCat(requests)}, trace), 0);
+  const TasksAndGauges expected = ReadTasksAndGauges(trace);
+  const CommandResult report = Report(trace, html);
+  EXPECT_EQ(report.exit_code, 0) << report.err;
+  const std::string page = ReadFile(html);
+
+  // One lane per task name: its task and segment counts, per thread.
+  EXPECT_EQ(Count(page, "<svg class=\"tasks\""), expected.lanes.size());
+  EXPECT_TRUE(expected.lanes.contains("server/request")) << page.substr(0, 3000);
+  for (const auto& [name, lane] : expected.lanes) {
+    int64_t segments = 0;
+    std::string threads;
+    for (const auto& [id, count] : lane.segments) {
+      segments += count;
+      absl::StrAppend(&threads, threads.empty() ? " " : ", ", expected.thread_names.at(id), " ",
+                      count);
+    }
+    const std::string text = absl::StrCat("<h4 class=\"task\">", name, "</h4>\n<p class=\"meta\">",
+                                          lane.tasks, " tasks &middot; ", segments, " segments on ",
+                                          lane.segments.size(), " thread(s):", threads, "</p>");
+    EXPECT_TRUE(absl::StrContains(page, text)) << text << "\n" << page.substr(0, 4000);
+  }
+  // Tasks overlapping more than the 8 rows of a lane's spans are said to overlap on its last.
+  EXPECT_EQ(absl::StrContains(page, "<p class=\"note\">More than 8 tasks at a time: the last row"),
+            expected.max_open_tasks > 8)
+      << expected.max_open_tasks;
+  // Tasks that overlap on that row are drawn as grey runs: the page stays small.
+  EXPECT_EQ(absl::StrContains(page, " tasks narrower than a pixel or overlapping, "),
+            expected.max_open_tasks > 8);
+  EXPECT_LT(page.size(), 200u << 10);
+  // A chart per gauge: samples, min, max and last as the trace has them; every sample drawn
+  // unless there are more than the 1000 pixel columns of the axis, and then at most 3 per
+  // column.
+  EXPECT_EQ(Count(page, "<svg class=\"gauge\""), expected.gauges.size());
+  EXPECT_EQ(expected.gauges.size(), 3u);
+  EXPECT_FALSE(absl::StrContains(page, "are not drawn")) << "every lane and chart is drawn";
+  for (const auto& [title, gauge] : expected.gauges) {
+    const std::string text =
+        absl::StrCat("<h4 class=\"gauge\">", title, "</h4>\n<p class=\"meta\">", gauge.samples,
+                     " samples &middot; min ", gauge.min, " &middot; max ", gauge.max,
+                     " &middot; last ", gauge.last);
+    const size_t at = page.find(text);
+    EXPECT_NE(at, std::string::npos) << text << "\n" << page.substr(0, 4000);
+    if (at == std::string::npos) continue;
+    const size_t path = page.find("<path class=\"gauge\" d=\"M", at);
+    EXPECT_NE(path, std::string::npos) << title;
+    if (path == std::string::npos) continue;
+    const std::string d = page.substr(path, page.find('"', path + 26) - path);
+    const int64_t points = 1 + static_cast<int64_t>(Count(d, "V"));
+    const size_t caption_end = page.find("</p>", at);
+    const std::string caption = page.substr(at, caption_end - at);
+    if (gauge.samples <= 1000) {
+      EXPECT_EQ(points, gauge.samples) << title;
+      EXPECT_FALSE(absl::StrContains(caption, "drawn as")) << caption;
+    } else {
+      EXPECT_LE(points, 3000) << title;
+      EXPECT_LT(points, gauge.samples) << title;
+      EXPECT_TRUE(absl::StrContains(caption, absl::StrCat(" &middot; drawn as ", points,
+                                                          " points: the lowest, highest and "
+                                                          "last sample of each pixel column")))
+          << caption;
+    }
+    // The chart's y axis is labelled with the lowest and highest sample.
+    const std::string svg = page.substr(at, path - at);
+    EXPECT_TRUE(absl::StrContains(svg, absl::StrCat(">", gauge.max, "</text>"))) << svg;
+    EXPECT_TRUE(absl::StrContains(svg, absl::StrCat(">", gauge.min, "</text>"))) << svg;
+  }
+  return page;
+}
+
+TEST(ReportTest, ThreadPoolTaskLanesAndGaugeCharts) {
+  const std::string dir = cli_test::NewTempDir("report_threadpool");
+  const std::string html = dir + "/report.html";
+  // 2000 requests: 4000 samples per queue gauge, drawn downsampled.
+  const std::string page = CheckThreadPoolReport(2000, dir, html);
+  // Every request crosses the acceptor, a worker and the writer: 3 segments each (how many
+  // workers get requests depends on the scheduler).
+  EXPECT_TRUE(absl::StrContains(page,
+                                "<h4 class=\"task\">server/request</h4>\n<p class=\"meta\">"
+                                "2000 tasks &middot; 6000 segments on "));
+  // The page loads cleanly (its process timeline holds microsecond regions on a
+  // millisecond axis, mostly white: no check of how much of it the bars cover).
+  const json chromium = OpenInChromium(html, "threadpool", /*bars=*/false);
+  EXPECT_EQ(chromium["page"]["timelines"], 1);
+}
+
+TEST(ReportTest, SmallGaugesDrawEverySample) {
+  const std::string dir = cli_test::NewTempDir("report_threadpool_small");
+  const std::string page = CheckThreadPoolReport(150, dir, dir + "/report.html");
+  EXPECT_FALSE(absl::StrContains(page, "drawn as"));
+}
+
+TEST(ReportTest, ManyTaskNamesAndGaugesStayBounded) {
+  const std::string dir = cli_test::NewTempDir("report_many_names");
+  const std::string trace = dir + "/trace.twr";
+  ASSERT_EQ(Record({Runfile("tests/viewers/task_workload"), "70", "70"}, trace), 0);
+  const std::string html = dir + "/report.html";
+  const CommandResult report = Report(trace, html);
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const std::string page = ReadFile(html);
+  // The first 64 task names and gauges are drawn, in order of appearance; the rest counted.
+  EXPECT_EQ(Count(page, "<svg class=\"tasks\""), 64u);
+  EXPECT_EQ(Count(page, "<svg class=\"gauge\""), 64u);
+  for (int i = 0; i < 64; ++i) {
+    EXPECT_TRUE(absl::StrContains(
+        page,
+        absl::StrCat("<h4 class=\"task\">jobs/name-", i,
+                     "</h4>\n<p class=\"meta\">1 tasks &middot; 1 segments on 1 thread(s): ")))
+        << i;
+    EXPECT_TRUE(absl::StrContains(
+        page, absl::StrCat("<h4 class=\"gauge\">levels/gauge-", i,
+                           " (units)</h4>\n<p class=\"meta\">2 samples &middot; min 0 &middot; "
+                           "max 1 &middot; last 0</p>")))
+        << i;
+  }
+  EXPECT_FALSE(absl::StrContains(page, ">jobs/name-64<"));
+  EXPECT_FALSE(absl::StrContains(page, ">levels/gauge-64 (units)<"));
+  EXPECT_TRUE(
+      absl::StrContains(page, "<p class=\"note\">6 more task names (6 tasks) are not drawn"));
+  EXPECT_TRUE(absl::StrContains(page, "<p class=\"note\">6 more gauges are not drawn"));
+  const json chromium = OpenInChromium(html, "many_names", /*bars=*/false);
   EXPECT_EQ(chromium["page"]["timelines"], 1);
 }
 

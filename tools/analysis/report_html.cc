@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,6 +26,10 @@ constexpr int kMaxDepth = 12;    // deeper rows are not drawn
 constexpr int kMaxLanes = 8;     // child process rows
 constexpr double kMinWidth = 1;  // narrower regions are drawn in runs
 constexpr double kCharWidth = 6.5;
+constexpr int kChartHeight = 60;  // a gauge's chart, between its lowest and highest sample
+// Task lanes and gauge charts drawn per process (the others are counted in a note).
+constexpr size_t kMaxTaskLanes = 64;
+constexpr size_t kMaxGauges = 64;
 
 // Colours of the categories, by order of appearance (errors are red, runs grey).
 constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#76b7b2", "#59a14f", "#edc948",
@@ -58,6 +63,9 @@ svg rect.run { fill: #9aa5b1; }
 svg rect.child { fill: #6e7781; }
 svg rect.child.failed { fill: #cf222e; }
 svg path.error { fill: #cf222e; }
+svg path.gauge { fill: none; stroke: #4e79a7; stroke-width: 1.5; }
+svg line.base { stroke: #d8dee4; }
+h4 { font-size: 14px; margin: 10px 0 2px; }
 .note { color: #57606a; font-size: 12px; }
 )css";
 
@@ -365,6 +373,8 @@ class Renderer {
       absl::StrAppend(&out_, "<h3>CPU samples (flame graph, weight ", p.flame.total, ")</h3>\n");
       Flame(p.flame);
     }
+    Tasks(p);
+    Gauges(p);
     if (model_.processes().size() > 1 && p.regions > 0) {
       TopRegions(*p.stats, "Top regions of this process", "h3");
     }
@@ -384,28 +394,208 @@ class Renderer {
     int y = kAxisHeight;
     for (const auto& [id, thread] : p.threads) y = Thread(thread, y);
     if (!p.child_runs.empty()) y = Children(p, y);
+    WriteSvg("timeline", absl::StrCat("timeline of ", p.DisplayName()), p, y);
+    if (hidden_rows_ > 0) {
+      absl::StrAppend(&out_, "<p class=\"note\">", hidden_rows_, " region(s) nested deeper than ",
+                      kMaxDepth, " levels are not drawn.</p>\n");
+    }
+  }
+
+  // Writes an SVG of class `svg_class` and height `height` on the process's time axis (about
+  // 8 ticks, in the process's own time) holding the shapes drawn in svg_.
+  void WriteSvg(absl::string_view svg_class, absl::string_view label, const ReportProcess& p,
+                int height) {
+    const int64_t span = std::max<int64_t>(p.last_ns - p.first_ns, 1);
     const int width = kGutter + options_.timeline_width + 12;
-    absl::StrAppend(&out_, "<svg class=\"timeline\" width=\"", width, "\" height=\"", y,
-                    "\" viewBox=\"0 0 ", width, " ", y,
-                    "\" role=\"img\" aria-label=\"timeline of ");
-    Text(p.DisplayName());
+    absl::StrAppend(&out_, "<svg class=\"", svg_class, "\" width=\"", width, "\" height=\"", height,
+                    "\" viewBox=\"0 0 ", width, " ", height, "\" role=\"img\" aria-label=\"");
+    Text(label);
     Append(&out_, "\">\n");
-    // The time axis: about 8 ticks, in the process's own time.
     const int64_t step = TickStep(span, 8);
     for (int64_t t = 0; t <= span; t += step) {
       const double x = X(p.first_ns + t);
       absl::StrAppendFormat(&out_,
                             "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
                             "<text class=\"tick\" x=\"%.1f\" y=\"14\">%s</text>\n",
-                            x, kAxisHeight - 6, x, y, x + 2, TickLabel(t));
+                            x, kAxisHeight - 6, x, height, x + 2, TickLabel(t));
     }
     out_ += svg_;
     Append(&out_, "</svg>\n");
-    if (hidden_rows_ > 0) {
-      absl::StrAppend(&out_, "<p class=\"note\">", hidden_rows_, " region(s) nested deeper than ",
-                      kMaxDepth, " levels are not drawn.</p>\n");
+  }
+
+  // A row label in the gutter at `y`.
+  void RowLabel(absl::string_view name, int y) {
+    absl::StrAppendFormat(&svg_, "<text class=\"thread\" x=\"4\" y=\"%d\">", y + 11);
+    AppendHtmlEscaped(name.size() > 28 ? absl::StrCat(name.substr(0, 27), "…") : name, &svg_);
+    Append(&svg_, "</text>\n");
+  }
+
+  // The tasks of a process (after its Timeline(), on the same time axis): a lane per task
+  // name, with a row of the tasks' spans (on as many rows as overlap, at most kMaxLanes) and
+  // a row per thread that worked for them, holding its segments.
+  void Tasks(const ReportProcess& p) {
+    if (p.task_lanes.empty()) return;
+    Append(&out_, "<h3>Tasks</h3>\n");
+    for (size_t i = 0; i < p.task_lanes.size() && i < kMaxTaskLanes; ++i) {
+      const ReportTaskLane& lane = p.task_lanes[i];
+      const std::string& name = model_.names()[lane.name];
+      Append(&out_, "<h4 class=\"task\">");
+      Text(lane.begun_before_trace ? "tasks begun before the trace" : name);
+      absl::StrAppend(&out_, "</h4>\n<p class=\"meta\">", lane.tasks, " tasks &middot; ",
+                      lane.segments, " segments on ", lane.thread_segments.size(), " thread(s):");
+      const char* separator = " ";
+      for (const auto& [id, segments] : lane.thread_segments) {
+        Append(&out_, separator);
+        separator = ", ";
+        Text(ThreadName(p, id));
+        absl::StrAppend(&out_, " ", segments.size());
+      }
+      Append(&out_, "</p>\n");
+      svg_.clear();
+      crowded_row_ = 0;
+      int y = kAxisHeight;
+      if (!lane.spans.empty()) {
+        RowLabel("tasks", y);
+        std::vector<ReportRegion> spans = lane.spans;
+        std::stable_sort(
+            spans.begin(), spans.end(),
+            [](const ReportRegion& a, const ReportRegion& b) { return a.begin_ns < b.begin_ns; });
+        std::vector<int64_t> lane_end;
+        std::vector<std::vector<ReportRegion>> rows;
+        size_t overflow = 0;
+        for (const ReportRegion& span : spans) {
+          size_t row = 0;
+          while (row < lane_end.size() && lane_end[row] > span.begin_ns) ++row;
+          if (row == lane_end.size()) {
+            if (lane_end.size() < static_cast<size_t>(kMaxLanes)) {
+              lane_end.push_back(0);
+              rows.emplace_back();
+            } else {
+              row = lane_end.size() - 1;  // the last row takes the overflow
+              ++overflow;
+            }
+          }
+          lane_end[row] = std::max(lane_end[row], span.end_ns);
+          rows[row].push_back(span);
+        }
+        if (rows.size() == static_cast<size_t>(kMaxLanes) && overflow > 0) {
+          crowded_row_ = rows.back().size();
+        }
+        for (const std::vector<ReportRegion>& row : rows) {
+          Row(row, y, "tasks");
+          y += kRowHeight + kRowGap;
+        }
+        y += kThreadGap;
+      }
+      for (const auto& [id, segments] : lane.thread_segments) {
+        RowLabel(ThreadName(p, id), y);
+        Row(segments, y, "segments");
+        y += kRowHeight + kRowGap + kThreadGap;
+      }
+      WriteSvg("tasks", absl::StrCat("tasks ", name), p, y);
+      if (crowded_row_ > 0) {
+        absl::StrAppend(&out_, "<p class=\"note\">More than ", kMaxLanes,
+                        " tasks at a time: the last row holds ", crowded_row_,
+                        " of them, overlapping.</p>\n");
+      }
+    }
+    if (p.task_lanes.size() > kMaxTaskLanes) {
+      uint64_t tasks = 0;
+      for (size_t i = kMaxTaskLanes; i < p.task_lanes.size(); ++i) tasks += p.task_lanes[i].tasks;
+      absl::StrAppend(&out_, "<p class=\"note\">", p.task_lanes.size() - kMaxTaskLanes,
+                      " more task names (", tasks,
+                      " tasks) are not drawn; <code>tracewire stats</code> lists them all.</p>\n");
     }
   }
+
+  static std::string ThreadName(const ReportProcess& p, uint64_t id) {
+    const auto it = p.threads.find(id);
+    if (it == p.threads.end() || it->second.name.empty()) return absl::StrCat("thread ", id);
+    return it->second.name;
+  }
+
+  // A chart per gauge of a process (after its Timeline(), on the same time axis): its value
+  // as a step line from sample to sample, between its lowest and highest sample.
+  void Gauges(const ReportProcess& p) {
+    if (p.gauges.empty()) return;
+    Append(&out_, "<h3>Gauges</h3>\n");
+    for (size_t g = 0; g < p.gauges.size() && g < kMaxGauges; ++g) {
+      const ReportGauge& gauge = p.gauges[g];
+      std::vector<ReportGauge::Sample> samples = gauge.samples;
+      std::stable_sort(
+          samples.begin(), samples.end(),
+          [](const ReportGauge::Sample& a, const ReportGauge::Sample& b) { return a.ns < b.ns; });
+      int64_t min = samples.front().value;
+      int64_t max = min;
+      for (const ReportGauge::Sample& sample : samples) {
+        min = std::min(min, sample.value);
+        max = std::max(max, sample.value);
+      }
+      std::string title = gauge.name;
+      if (!gauge.unit.empty()) absl::StrAppend(&title, " (", gauge.unit, ")");
+      Append(&out_, "<h4 class=\"gauge\">");
+      Text(title);
+      absl::StrAppend(&out_, "</h4>\n<p class=\"meta\">", samples.size(), " samples &middot; min ",
+                      min, " &middot; max ", max, " &middot; last ", gauge.samples.back().value);
+      // More samples than pixel columns: the lowest, highest and last of each column (at
+      // most 3 points per column, in time order).
+      std::vector<ReportGauge::Sample> points;
+      if (samples.size() > static_cast<size_t>(options_.timeline_width)) {
+        size_t begin = 0;
+        while (begin < samples.size()) {
+          const int64_t column = Column(samples[begin].ns);
+          size_t end = begin + 1;
+          while (end < samples.size() && Column(samples[end].ns) == column) ++end;
+          size_t low = begin, high = begin;
+          for (size_t i = begin; i < end; ++i) {
+            if (samples[i].value < samples[low].value) low = i;
+            if (samples[i].value > samples[high].value) high = i;
+          }
+          size_t previous = end;  // none
+          for (const size_t i : {std::min(low, high), std::max(low, high), end - 1}) {
+            if (i != previous) points.push_back(samples[i]);
+            previous = i;
+          }
+          begin = end;
+        }
+        absl::StrAppend(&out_, " &middot; drawn as ", points.size(),
+                        " points: the lowest, highest and last sample of each pixel column");
+      } else {
+        points = std::move(samples);
+      }
+      Append(&out_, "</p>\n");
+      svg_.clear();
+      const int top = kAxisHeight;
+      const double range = static_cast<double>(max) - static_cast<double>(min);
+      auto y_of = [&](int64_t v) {
+        if (range <= 0) return top + kChartHeight / 2.0;
+        return top + (static_cast<double>(max) - static_cast<double>(v)) / range * kChartHeight;
+      };
+      absl::StrAppendFormat(&svg_,
+                            "<text class=\"tick\" x=\"4\" y=\"%d\">%d</text>"
+                            "<text class=\"tick\" x=\"4\" y=\"%d\">%d</text>\n"
+                            "<line class=\"base\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
+                            top + 9, max, top + kChartHeight, min, kGutter, top + kChartHeight,
+                            kGutter + options_.timeline_width, top + kChartHeight);
+      absl::StrAppendFormat(&svg_, "<path class=\"gauge\" d=\"M%.1f %.1f", X(points[0].ns),
+                            y_of(points[0].value));
+      for (size_t i = 1; i < points.size(); ++i) {
+        absl::StrAppendFormat(&svg_, "H%.1fV%.1f", X(points[i].ns), y_of(points[i].value));
+      }
+      absl::StrAppendFormat(&svg_, "H%.1f\"><title>", X(p.last_ns));
+      AppendHtmlEscaped(title, &svg_);
+      Append(&svg_, "</title></path>\n");
+      WriteSvg("gauge", absl::StrCat("gauge ", title), p, top + kChartHeight + 8);
+    }
+    if (p.gauges.size() > kMaxGauges) {
+      absl::StrAppend(&out_, "<p class=\"note\">", p.gauges.size() - kMaxGauges,
+                      " more gauges are not drawn; <code>tracewire stats</code> lists them "
+                      "all.</p>\n");
+    }
+  }
+
+  // The pixel column of time `ns` on the current timeline.
+  int64_t Column(int64_t ns) const { return static_cast<int64_t>(std::floor(X(ns) - kGutter)); }
 
   // Draws one thread from `y`; returns the y below it.
   int Thread(const ReportThread& thread, int y) {
@@ -438,15 +628,16 @@ class Renderer {
     double x1 = 0;
     uint64_t count = 0;
     int64_t total_ns = 0;
+    bool overlapping = false;  // holds shapes that overlap (only task rows have them)
   };
 
   void FlushRun(Run& run, int y, absl::string_view what) {
     if (run.count == 0) return;
     absl::StrAppendFormat(&svg_,
                           "<rect class=\"run\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\">"
-                          "<title>%d %s narrower than a pixel, %s in all</title></rect>\n",
+                          "<title>%d %s narrower than a pixel%s, %s in all</title></rect>\n",
                           run.x0, y, std::max(run.x1 - run.x0, kMinWidth), kRowHeight, run.count,
-                          what, Duration(run.total_ns));
+                          what, run.overlapping ? " or overlapping" : "", Duration(run.total_ns));
     run = Run();
   }
 
@@ -458,17 +649,24 @@ class Renderer {
     run.total_ns += ns;
   }
 
-  void Row(const std::vector<ReportRegion>& regions, int y) {
+  void Row(const std::vector<ReportRegion>& regions, int y, absl::string_view what = "regions") {
     Run run;
+    // Shapes that overlap the one drawn before them (tasks on a crowded row) join a run too,
+    // so that a row holds at most about two shapes per pixel.
+    constexpr double kOverlap = 0.05;
+    double drawn_end = std::numeric_limits<double>::lowest();
     for (const ReportRegion& region : regions) {
       const double x0 = X(region.begin_ns);
       const double x1 = X(region.end_ns);
       const int64_t ns = region.end_ns - region.begin_ns;
-      if (x1 - x0 < kMinWidth) {
-        AddToRun(run, x0, x1, ns, y, "regions");
+      const bool overlaps = x0 < drawn_end - kOverlap || (run.count > 0 && x0 < run.x1 - kOverlap);
+      if (x1 - x0 < kMinWidth || overlaps) {
+        AddToRun(run, x0, x1, ns, y, what);
+        run.overlapping = run.overlapping || overlaps;
         continue;
       }
-      FlushRun(run, y, "regions");
+      FlushRun(run, y, what);
+      drawn_end = x1;
       const std::string& name = model_.names()[region.name];
       absl::StrAppendFormat(&svg_,
                             "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
@@ -483,7 +681,7 @@ class Renderer {
         Append(&svg_, "</text>\n");
       }
     }
-    FlushRun(run, y, "regions");
+    FlushRun(run, y, what);
   }
 
   // The child processes, on as many lanes as overlap (at most kMaxLanes).
@@ -555,6 +753,7 @@ class Renderer {
   int64_t t0_ = 0;
   double scale_ = 1;
   uint64_t hidden_rows_ = 0;
+  size_t crowded_row_ = 0;  // tasks on the last row of the current lane, if it overflowed
   absl::flat_hash_map<std::string, std::string> category_colors_;
 };
 

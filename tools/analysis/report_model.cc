@@ -49,6 +49,18 @@ uint32_t ReportModel::NameId(absl::string_view category, absl::string_view label
   return it->second;
 }
 
+uint32_t ReportModel::TaskLane(uint32_t process, uint32_t name, bool begun_before_trace) {
+  std::vector<ReportTaskLane>& lanes = processes_[process]->task_lanes;
+  auto [it, inserted] =
+      lane_ids_.try_emplace(std::make_pair(process, name), static_cast<uint32_t>(lanes.size()));
+  if (inserted) {
+    lanes.emplace_back();
+    lanes.back().name = name;
+    lanes.back().begun_before_trace = begun_before_trace;
+  }
+  return it->second;
+}
+
 class ReportModel::Listener : public reader::TrackListener {
  public:
   explicit Listener(ReportModel* model) : m_(model) {}
@@ -83,6 +95,8 @@ class ReportModel::Listener : public reader::TrackListener {
       case reader::SliceKind::kThread:
         if (m_->threads_.size() <= slice.thread) m_->threads_.resize(slice.thread + 1);
         m_->threads_[slice.thread] = &p.threads[e.thread_id];
+        if (m_->thread_ids_.size() <= slice.thread) m_->thread_ids_.resize(slice.thread + 1);
+        m_->thread_ids_[slice.thread] = e.thread_id;
         return;
       case reader::SliceKind::kRegion:
         if (m_->open_regions_.size() <= slice.slot) m_->open_regions_.resize(slice.slot + 1);
@@ -99,6 +113,23 @@ class ReportModel::Listener : public reader::TrackListener {
         if (m_->open_children_.size() <= slice.slot) m_->open_children_.resize(slice.slot + 1);
         m_->open_children_[slice.slot] = p.child_runs.size();
         p.child_runs.push_back(std::move(child));
+        return;
+      }
+      case reader::SliceKind::kTask: {
+        const uint32_t lane = m_->TaskLane(slice.process, m_->NameId(e.category, e.label));
+        ++p.task_lanes[lane].tasks;
+        m_->task_lane_of_[{slice.process, slice.id}] = lane;
+        OpenTaskAt(slice.slot, lane);
+        return;
+      }
+      case reader::SliceKind::kTaskSegment: {
+        // The segment belongs to the lane of its task, if the trace holds the task's begin.
+        const auto it = m_->task_lane_of_.find({slice.process, slice.id});
+        OpenTaskAt(slice.slot, it != m_->task_lane_of_.end()
+                                   ? it->second
+                                   : m_->TaskLane(slice.process,
+                                                  m_->NameId("?", "tasks begun before the trace"),
+                                                  /*begun_before_trace=*/true));
         return;
       }
       case reader::SliceKind::kExec:
@@ -126,6 +157,21 @@ class ReportModel::Listener : public reader::TrackListener {
           child.pid = end.event->pid;
           if (end.event->kind == EventKind::kChildExit) child.code = end.event->code;
         }
+        return;
+      }
+      case reader::SliceKind::kTask: {
+        const OpenTask& task = m_->open_tasks_[slice.slot];
+        ReportTaskLane& lane = p.task_lanes[task.lane];
+        lane.spans.push_back({task.begin_ns, std::max(ns, task.begin_ns), lane.name});
+        m_->task_lane_of_.erase({slice.process, slice.id});
+        return;
+      }
+      case reader::SliceKind::kTaskSegment: {
+        const OpenTask& segment = m_->open_tasks_[slice.slot];
+        ReportTaskLane& lane = p.task_lanes[segment.lane];
+        ++lane.segments;
+        lane.thread_segments[m_->thread_ids_[slice.thread]].push_back(
+            {segment.begin_ns, std::max(ns, segment.begin_ns), lane.name});
         return;
       }
       case reader::SliceKind::kThread:
@@ -165,9 +211,28 @@ class ReportModel::Listener : public reader::TrackListener {
       case EventKind::kError:
         thread.errors.push_back({ns, std::string(e.msg.value_or(e.fmt.value_or("error")))});
         break;
+      case EventKind::kGauge: {
+        if (at.gauge == reader::kNoIndex) break;
+        std::vector<uint32_t>& index = m_->gauge_index_;
+        if (index.size() <= at.gauge) index.resize(at.gauge + 1, reader::kNoIndex);
+        if (index[at.gauge] == reader::kNoIndex) {
+          index[at.gauge] = static_cast<uint32_t>(p.gauges.size());
+          ReportGauge& gauge = p.gauges.emplace_back();
+          gauge.name = absl::StrCat(e.category, "/", e.label);
+          gauge.unit = std::string(e.unit.value_or(""));
+        }
+        p.gauges[index[at.gauge]].samples.push_back({ns, e.value_int});
+        break;
+      }
       default:
         break;
     }
+  }
+
+  // Records the begin of the task or segment in `slot`, of lane `lane`.
+  void OpenTaskAt(uint32_t slot, uint32_t lane) {
+    if (m_->open_tasks_.size() <= slot) m_->open_tasks_.resize(slot + 1);
+    m_->open_tasks_[slot] = {m_->now_ns_, lane};
   }
 
   // Where the last event was.

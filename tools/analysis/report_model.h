@@ -1,7 +1,8 @@
 // ReportModel: what `tracewire report` shows of a trace, built event by event: the process
 // tree, each process's threads with their regions by depth, its child processes, errors and
-// exit code, and the regions' total and self times (TraceStats, as `tracewire stats` counts
-// them). Times are nanoseconds since the trace's first event.
+// exit code, its tasks by name (each task's span and the segments in which threads worked
+// for it), its gauges' samples, and the regions' total and self times (TraceStats, as
+// `tracewire stats` counts them). Times are nanoseconds since the trace's first event.
 #ifndef TRACEWIRE_TOOLS_ANALYSIS_REPORT_MODEL_H_
 #define TRACEWIRE_TOOLS_ANALYSIS_REPORT_MODEL_H_
 
@@ -10,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -62,6 +64,31 @@ struct ReportChild {
   int process = -1;  // index of the child's own process in the model, if traced
 };
 
+// The tasks of one name in a process: a lane of the report.
+struct ReportTaskLane {
+  // "category/name" of its tasks (an index into ReportModel::names).
+  uint32_t name = 0;
+  // The lane of the segments of tasks whose task_begin the trace does not hold (begun
+  // before it): it has no spans, and its name is "?/tasks begun before the trace".
+  bool begun_before_trace = false;
+  uint64_t tasks = 0;               // tasks begun
+  std::vector<ReportRegion> spans;  // each task's task_begin .. task_end, in end order
+  uint64_t segments = 0;            // segments on all threads
+  // The segments (task_adopt .. task_release) by thread number, each in end order.
+  std::map<uint64_t, std::vector<ReportRegion>> thread_segments;
+};
+
+// A gauge of a process: every sample, in trace order.
+struct ReportGauge {
+  std::string name;  // "category/name"
+  std::string unit;  // of its first sample ("" if none)
+  struct Sample {
+    int64_t ns = 0;
+    int64_t value = 0;
+  };
+  std::vector<Sample> samples;
+};
+
 struct ReportProcess {
   std::string sid;
   std::string exe;      // basename of start's argv[0]
@@ -76,6 +103,8 @@ struct ReportProcess {
   std::optional<int64_t> signal;             // the signal that ended it
   std::map<uint64_t, ReportThread> threads;  // by thread number
   std::vector<ReportChild> child_runs;
+  std::vector<ReportTaskLane> task_lanes;  // in order of their first task (or segment)
+  std::vector<ReportGauge> gauges;         // in order of their first sample
   uint64_t events = 0;
   uint64_t regions = 0;
   std::unique_ptr<TraceStats> stats;  // region times of this process
@@ -121,7 +150,15 @@ class ReportModel {
     uint32_t name = 0;
   };
 
+  // An open task's or task segment's data, by the track model's slot.
+  struct OpenTask {
+    int64_t begin_ns = 0;
+    uint32_t lane = 0;  // index into its process's task_lanes
+  };
+
   int64_t RelativeNs(absl::Time t);
+  // The lane of tasks named `name` in process `process`, added if new.
+  uint32_t TaskLane(uint32_t process, uint32_t name, bool begun_before_trace = false);
   uint32_t NameId(absl::string_view category, absl::string_view label);
 
   std::vector<std::unique_ptr<ReportProcess>> processes_;  // by the model's process index
@@ -133,7 +170,15 @@ class ReportModel {
   std::vector<OpenRegion> open_regions_;  // by slot
   std::vector<size_t> open_children_;     // index into child_runs, by slot
   std::vector<ReportThread*> threads_;    // by the model's thread index
-  int64_t now_ns_ = 0;                    // time of the event being added
+  std::vector<uint64_t> thread_ids_;      // thread number, by the model's thread index
+  std::vector<OpenTask> open_tasks_;      // open tasks and task segments, by slot
+  // The lane of each open task, by (process index, task ID): how a segment finds its name.
+  absl::flat_hash_map<std::pair<uint32_t, uint64_t>, uint32_t> task_lane_of_;
+  // (process index, name) -> lane index in the process's task_lanes.
+  absl::flat_hash_map<std::pair<uint32_t, uint32_t>, uint32_t> lane_ids_;
+  // Index of each gauge track of the track model in its process's gauges.
+  std::vector<uint32_t> gauge_index_;
+  int64_t now_ns_ = 0;  // time of the event being added
   TraceStats stats_;
   std::map<uint32_t, FlameGraph> region_flames_;  // by region name id
   uint64_t events_ = 0;
