@@ -36,7 +36,7 @@ int RunReportCommand(const Command& command, const CommandLine& line) {
 const Command& ReportCommand() {
   static const Command* const command = new Command{
       .name = "report",
-      .summary = "write an HTML report of a trace (timelines, process tree, top regions)",
+      .summary = "write an HTML report: timelines, tasks, gauges, flame graphs, top regions",
       .help = kHelp,
       .flags = {FlagOf(FLAGS_o)},
       .run = RunReportCommand,
