@@ -1,9 +1,11 @@
 // `tracewire query` on real traces (the demo, a traced process tree, the benchmarks'
-// synthetic trace): its tables agree with `tracewire stats`; its formats, statements from
+// synthetic trace, the thread-pool example's tasks and gauges): its tables agree with
+// `tracewire stats`; its formats, statements from
 // stdin, percentile() and views; hostile SQL that must not reach the file system; --db
 // files; --salvage on a damaged trace; skipped files; usage errors.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -146,6 +148,118 @@ TEST_P(QueryMatchesStats, CountsTotalsAndSelfTimes) {
 
 INSTANTIATE_TEST_SUITE_P(Traces, QueryMatchesStats,
                          ::testing::Values("demo_dir", "tree_file", "synthetic"));
+
+// The thread-pool example (examples/threadpool) with `requests` requests, into a new
+// directory `name`: tasks that cross three threads, and gauges.
+std::string ThreadPoolTraceDir(const std::string& name, int requests) {
+  const std::string dir = NewTempDir(name);
+  const CommandResult r =
+      RunCommand({Runfile("examples/threadpool/threadpool"), absl::StrCat(requests)},
+                 {.env = {{"TRACEWIRE", dir}}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return dir;
+}
+
+// The nearest-rank percentile `p` of sorted `values`, as `stats` computes it.
+int64_t NearestRank(const std::vector<int64_t>& sorted, int p) {
+  const size_t rank = (sorted.size() * static_cast<size_t>(p) + 99) / 100;
+  return sorted[std::max<size_t>(rank, 1) - 1];
+}
+
+// The "tasks by name" and "gauges" lines of `tracewire stats`, by category/name.
+std::map<std::string, std::string> StatsTaskAndGaugeLines(const std::string& trace) {
+  const CommandResult r = RunCommand({Tracewire(), "stats", "--top=1000000", trace});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, std::string> lines;
+  std::string section;
+  const std::regex row(R"(^ +(-?[0-9][-0-9. ]*[0-9])  (\S+)( \(.*\))?$)");
+  for (const std::string& line : cli_test::Lines(r.out)) {
+    std::smatch m;
+    if (!line.empty() && line[0] != ' ') section = line.substr(0, line.find(' '));
+    if ((section == "tasks" || section == "gauges:") && std::regex_match(line, m, row)) {
+      lines[absl::StrCat(section, " ", m[2].str())] =
+          absl::StrCat(std::regex_replace(m[1].str(), std::regex(" +"), " "), m[3].str());
+    }
+  }
+  return lines;
+}
+
+TEST(QueryTest, TasksAndGaugesMatchStats) {
+  constexpr int kRequests = 400;
+  const std::string trace = ThreadPoolTraceDir("query_tasks", kRequests);
+  const std::map<std::string, std::string> stats = StatsTaskAndGaugeLines(trace);
+  ASSERT_EQ(stats.size(), 4u) << "one task name and three gauges";
+
+  // Tasks by name: count, total, p50/p95/max (nearest rank), threads (mean, max), from the
+  // rows of the ended tasks.
+  std::map<std::string, std::string> query;
+  std::map<std::string, std::vector<int64_t>> durations;
+  std::map<std::string, std::pair<int64_t, int64_t>> threads;  // sum, max
+  for (const std::vector<std::string>& row :
+       Select({trace},
+              "SELECT category || '/' || name, dur, threads FROM task "
+              "WHERE end_cause = 'end'")) {
+    durations[row[0]].push_back(Int(row[1]));
+    threads[row[0]].first += Int(row[2]);
+    threads[row[0]].second = std::max(threads[row[0]].second, Int(row[2]));
+  }
+  for (auto& [name, d] : durations) {
+    std::sort(d.begin(), d.end());
+    int64_t total = 0;
+    for (int64_t ns : d) total += ns;
+    query[absl::StrCat("tasks ", name)] =
+        absl::StrFormat("%d %.6f %.6f %.6f %.6f %.2f %d", d.size(), total / 1e9,
+                        NearestRank(d, 50) / 1e9, NearestRank(d, 95) / 1e9, d.back() / 1e9,
+                        static_cast<double>(threads[name].first) / static_cast<double>(d.size()),
+                        threads[name].second);
+  }
+  // Gauges: samples, min, max, last (unit), over the counter rows of the gauge tracks.
+  for (const std::vector<std::string>& row :
+       Select({trace},
+              "SELECT t.category || '/' || t.name, count(*), CAST(min(c.value) AS INTEGER), "
+              "CAST(max(c.value) AS INTEGER), (SELECT CAST(value AS INTEGER) FROM counter l JOIN "
+              "counter_track lt ON lt.id = l.track_id WHERE lt.category = t.category AND lt.name = "
+              "t.name ORDER BY l.ts DESC, l.id DESC LIMIT 1), coalesce(' (' || t.unit || ')', '') "
+              "FROM counter c JOIN counter_track t ON t.id = c.track_id WHERE t.type = 'gauge' "
+              "GROUP BY t.category, t.name")) {
+    query[absl::StrCat("gauges: ", row[0])] =
+        absl::StrCat(row[1], " ", row[2], " ", row[3], " ", row[4], row[5]);
+  }
+  EXPECT_EQ(query, stats);
+  EXPECT_EQ(Select({trace}, "SELECT count(*), sum(threads >= 3) FROM task"),
+            (Rows{{absl::StrCat(kRequests), absl::StrCat(kRequests)}}));
+}
+
+TEST(QueryTest, TasksSegmentsAndTheirRegions) {
+  const std::string trace = ThreadPoolTraceDir("query_task_segments", 200);
+  // Every segment names its task; a task's segments are its adopts, on `threads` threads,
+  // begun within the task's time (a thread may release a task after ending it).
+  EXPECT_EQ(Select({trace},
+                   "SELECT count(*) FROM task t JOIN (SELECT task, count(*) AS n, "
+                   "count(DISTINCT utid) AS threads, min(ts) AS first, max(ts) AS last "
+                   "FROM task_segment GROUP BY task) s ON s.task = t.id WHERE s.n = t.segments "
+                   "AND s.threads = t.threads AND s.first >= t.ts AND s.last <= t.ts + t.dur "
+                   "AND t.begin_utid IS NOT NULL AND t.end_utid IS NOT NULL"),
+            (Rows{{"200"}}));
+  EXPECT_EQ(Select({trace},
+                   "SELECT count(*) = count(task), count(*) >= 600, "
+                   "sum(s.task_id <> t.task_id OR s.upid <> t.upid) FROM task_segment s "
+                   "LEFT JOIN task t ON t.id = s.task"),
+            (Rows{{"1", "1", "0"}}));
+  // A region recorded while its thread worked for a task lies inside one of that task's
+  // segments on the same thread.
+  EXPECT_EQ(Select({trace},
+                   "SELECT count(*) > 0, sum(NOT EXISTS (SELECT 1 FROM task_segment g "
+                   "WHERE g.upid = r.upid AND g.task_id = r.task_id AND g.utid = r.utid AND "
+                   "r.ts >= g.ts AND r.ts <= g.ts + g.dur)) FROM slice r "
+                   "WHERE r.task_id IS NOT NULL"),
+            (Rows{{"1", "0"}}));
+  // Tasks are not slices; regions outside any task have no task_id.
+  EXPECT_EQ(Select({trace},
+                   "SELECT count(*) FROM slice WHERE kind NOT IN ('region', 'thread', 'child', "
+                   "'exec') OR (kind <> 'region' AND task_id IS NOT NULL)"),
+            (Rows{{"0"}}));
+}
 
 TEST(QueryTest, SlicesNestWithParentsDepthsAndSelfTimes) {
   const std::string trace = SyntheticTrace("query_nesting", 100000, 25000, 3);
@@ -435,7 +549,7 @@ TEST(QueryTest, DbFileOpensInSqliteClients) {
   Rows schema = ParseTsv(py_schema.out);
   schema.erase(schema.begin());
   EXPECT_EQ(schema, Select({demo}, schema_sql));
-  EXPECT_EQ(schema.size(), 13u);
+  EXPECT_EQ(schema.size(), 15u);  // 12 tables, 3 views
 }
 
 TEST(QueryTest, SalvageLoadsTheRowsBeforeTheDamage) {
