@@ -254,6 +254,13 @@ TEST(QueryTest, TasksSegmentsAndTheirRegions) {
                    "r.ts >= g.ts AND r.ts <= g.ts + g.dur)) FROM slice r "
                    "WHERE r.task_id IS NOT NULL"),
             (Rows{{"1", "0"}}));
+  // So does a data event recorded for a task.
+  EXPECT_EQ(Select({trace},
+                   "SELECT count(*) > 0, sum(NOT EXISTS (SELECT 1 FROM task_segment g "
+                   "WHERE g.upid = d.upid AND g.task_id = d.task_id AND g.utid = d.utid AND "
+                   "d.ts >= g.ts AND d.ts <= g.ts + g.dur)) FROM data d "
+                   "WHERE d.task_id IS NOT NULL"),
+            (Rows{{"1", "0"}}));
   // Tasks are not slices; regions outside any task have no task_id.
   EXPECT_EQ(Select({trace},
                    "SELECT count(*) FROM slice WHERE kind NOT IN ('region', 'thread', 'child', "
