@@ -271,7 +271,7 @@ TEST_F(QueryFleetTest, TheDocumentedSchemaIsTheDatabases) {
     actual[row[0]].push_back(row[1]);
   }
   EXPECT_EQ(docs.columns, actual);
-  EXPECT_EQ(actual.size(), 15u);  // 12 tables, 3 views
+  EXPECT_EQ(actual.size(), 17u);  // 14 tables, 3 views
 }
 
 TEST_F(QueryFleetTest, TheDocumentedExampleQuestionsAnswer) {
