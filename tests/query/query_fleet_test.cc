@@ -1,9 +1,9 @@
 // `tracewire query` on a fleet: real git commands (a commit that runs its pre-commit hook, a
 // status with a submodule child, an alias with its child, a failing rev-parse) and traced
-// programs (the demo, the thread-pool example's tasks and gauges, and a three-level process
-// tree), all sending to one `tracewire listen`, whose directory is then queried as one
-// database. Cross-process questions (the slowest child of each process, errors by command,
-// hooks, parent and child processes linked) are checked against the rows they derive from;
+// programs (the demo, the thread-pool example's tasks and gauges, a CPU-profiled workload and
+// a three-level process tree), all sending to one `tracewire listen`, whose directory is then
+// queried as one database. Cross-process questions (the slowest child of each process, errors by
+// command, hooks, parent and child processes linked) are checked against the rows they derive from;
 // docs/cli.md's schema is the database's, column by column, and each of its example
 // questions runs and answers.
 #include <signal.h>
@@ -90,6 +90,11 @@ class QueryFleetTest : public ::testing::Test {
     EXPECT_EQ(
         RunCommand({Runfile("examples/threadpool/threadpool"), "100"}, {.env = traced}).exit_code,
         0);
+    // A CPU-profiled program (its samples answer the CPU question).
+    std::vector<std::pair<std::string, std::string>> sampled = traced;
+    sampled.emplace_back("TRACEWIRE_CPU_PROFILE", "250");
+    EXPECT_EQ(
+        RunCommand({Runfile("tests/viewers/cpu_workload"), "0.05"}, {.env = sampled}).exit_code, 0);
     const std::string testtool = Runfile("tests/testtool/testtool");
     EXPECT_EQ(RunCommand({testtool, "trace2", "004child", testtool, "trace2", "004child", testtool,
                           "trace2", "001return", "0"},
@@ -99,7 +104,8 @@ class QueryFleetTest : public ::testing::Test {
 
     // The listener writes each process's file when it ends: wait until the files stop
     // changing (git's commit, hook-less add, status and its submodule child, the alias and
-    // its child, rev-parse: at least 7; the demo 2; the thread pool 1; the tree 3).
+    // its child, rev-parse: at least 7; the demo 2; the thread pool 1; the CPU workload 1;
+    // the tree 3).
     const absl::Time deadline = absl::Now() + absl::Seconds(30);
     std::string last;
     absl::Time stable_since = absl::Now();
@@ -109,7 +115,7 @@ class QueryFleetTest : public ::testing::Test {
       if (now != last) {
         last = now;
         stable_since = absl::Now();
-      } else if (FilesIn(fleet_).size() >= 13 &&
+      } else if (FilesIn(fleet_).size() >= 14 &&
                  absl::Now() - stable_since > absl::Milliseconds(1500)) {
         break;
       }
@@ -131,7 +137,7 @@ class QueryFleetTest : public ::testing::Test {
 };
 
 TEST_F(QueryFleetTest, TheFleetLoadsAsOneProcessForest) {
-  EXPECT_GE(FilesIn(fleet_).size(), 13u);
+  EXPECT_GE(FilesIn(fleet_).size(), 14u);
   const Rows names = Select({fleet_}, "SELECT name FROM process ORDER BY name");
   std::vector<std::string> flat;
   for (const auto& row : names) flat.push_back(row[0]);
@@ -276,7 +282,7 @@ TEST_F(QueryFleetTest, TheDocumentedSchemaIsTheDatabases) {
 
 TEST_F(QueryFleetTest, TheDocumentedExampleQuestionsAnswer) {
   const QueryDocs docs = ReadQueryDocs();
-  ASSERT_EQ(docs.examples.size(), 12u);
+  ASSERT_EQ(docs.examples.size(), 13u);
   for (const std::string& sql : docs.examples) {
     const CommandResult r = Query({fleet_, "-c", sql});
     ASSERT_EQ(r.exit_code, 0) << sql << r.err;
