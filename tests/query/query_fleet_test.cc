@@ -1,10 +1,11 @@
 // `tracewire query` on a fleet: real git commands (a commit that runs its pre-commit hook, a
 // status with a submodule child, an alias with its child, a failing rev-parse) and traced
-// programs (the demo and a three-level process tree), all sending to one `tracewire listen`,
-// whose directory is then queried as one database. Cross-process questions (the slowest
-// child of each process, errors by command, hooks, parent and child processes linked) are
-// checked against the rows they derive from; docs/cli.md's schema is the database's,
-// column by column, and each of its example questions runs and answers.
+// programs (the demo, the thread-pool example's tasks and gauges, a CPU-profiled workload and
+// a three-level process tree), all sending to one `tracewire listen`, whose directory is then
+// queried as one database. Cross-process questions (the slowest child of each process, errors by
+// command, hooks, parent and child processes linked) are checked against the rows they derive from;
+// docs/cli.md's schema is the database's, column by column, and each of its example
+// questions runs and answers.
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -86,6 +87,14 @@ class QueryFleetTest : public ::testing::Test {
     const std::vector<std::pair<std::string, std::string>> traced = {
         {"TRACEWIRE", "af_unix:stream:" + socket}};
     EXPECT_EQ(RunCommand({Runfile("examples/demo/demo")}, {.env = traced}).exit_code, 1);
+    EXPECT_EQ(
+        RunCommand({Runfile("examples/threadpool/threadpool"), "100"}, {.env = traced}).exit_code,
+        0);
+    // A CPU-profiled program (its samples answer the CPU question).
+    std::vector<std::pair<std::string, std::string>> sampled = traced;
+    sampled.emplace_back("TRACEWIRE_CPU_PROFILE", "250");
+    EXPECT_EQ(
+        RunCommand({Runfile("tests/viewers/cpu_workload"), "0.05"}, {.env = sampled}).exit_code, 0);
     const std::string testtool = Runfile("tests/testtool/testtool");
     EXPECT_EQ(RunCommand({testtool, "trace2", "004child", testtool, "trace2", "004child", testtool,
                           "trace2", "001return", "0"},
@@ -95,7 +104,8 @@ class QueryFleetTest : public ::testing::Test {
 
     // The listener writes each process's file when it ends: wait until the files stop
     // changing (git's commit, hook-less add, status and its submodule child, the alias and
-    // its child, rev-parse: at least 7; the demo 2; the tree 3).
+    // its child, rev-parse: at least 7; the demo 2; the thread pool 1; the CPU workload 1;
+    // the tree 3).
     const absl::Time deadline = absl::Now() + absl::Seconds(30);
     std::string last;
     absl::Time stable_since = absl::Now();
@@ -105,7 +115,7 @@ class QueryFleetTest : public ::testing::Test {
       if (now != last) {
         last = now;
         stable_since = absl::Now();
-      } else if (FilesIn(fleet_).size() >= 12 &&
+      } else if (FilesIn(fleet_).size() >= 14 &&
                  absl::Now() - stable_since > absl::Milliseconds(1500)) {
         break;
       }
@@ -127,7 +137,7 @@ class QueryFleetTest : public ::testing::Test {
 };
 
 TEST_F(QueryFleetTest, TheFleetLoadsAsOneProcessForest) {
-  EXPECT_GE(FilesIn(fleet_).size(), 12u);
+  EXPECT_GE(FilesIn(fleet_).size(), 14u);
   const Rows names = Select({fleet_}, "SELECT name FROM process ORDER BY name");
   std::vector<std::string> flat;
   for (const auto& row : names) flat.push_back(row[0]);
@@ -267,12 +277,12 @@ TEST_F(QueryFleetTest, TheDocumentedSchemaIsTheDatabases) {
     actual[row[0]].push_back(row[1]);
   }
   EXPECT_EQ(docs.columns, actual);
-  EXPECT_EQ(actual.size(), 13u);  // 10 tables, 3 views
+  EXPECT_EQ(actual.size(), 17u);  // 14 tables, 3 views
 }
 
 TEST_F(QueryFleetTest, TheDocumentedExampleQuestionsAnswer) {
   const QueryDocs docs = ReadQueryDocs();
-  ASSERT_EQ(docs.examples.size(), 10u);
+  ASSERT_EQ(docs.examples.size(), 13u);
   for (const std::string& sql : docs.examples) {
     const CommandResult r = Query({fleet_, "-c", sql});
     ASSERT_EQ(r.exit_code, 0) << sql << r.err;

@@ -1,9 +1,12 @@
 // `tracewire query` on real traces (the demo, a traced process tree, the benchmarks'
-// synthetic trace): its tables agree with `tracewire stats`; its formats, statements from
+// synthetic trace, the thread-pool example's tasks and gauges, a CPU-profiled workload): its
+// tables agree with
+// `tracewire stats`; its formats, statements from
 // stdin, percentile() and views; hostile SQL that must not reach the file system; --db
 // files; --salvage on a damaged trace; skipped files; usage errors.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -146,6 +149,240 @@ TEST_P(QueryMatchesStats, CountsTotalsAndSelfTimes) {
 
 INSTANTIATE_TEST_SUITE_P(Traces, QueryMatchesStats,
                          ::testing::Values("demo_dir", "tree_file", "synthetic"));
+
+// The thread-pool example (examples/threadpool) with `requests` requests, into a new
+// directory `name`: tasks that cross three threads, and gauges.
+std::string ThreadPoolTraceDir(const std::string& name, int requests) {
+  const std::string dir = NewTempDir(name);
+  const CommandResult r =
+      RunCommand({Runfile("examples/threadpool/threadpool"), absl::StrCat(requests)},
+                 {.env = {{"TRACEWIRE", dir}}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return dir;
+}
+
+// The nearest-rank percentile `p` of sorted `values`, as `stats` computes it.
+int64_t NearestRank(const std::vector<int64_t>& sorted, int p) {
+  const size_t rank = (sorted.size() * static_cast<size_t>(p) + 99) / 100;
+  return sorted[std::max<size_t>(rank, 1) - 1];
+}
+
+// The "tasks by name" and "gauges" lines of `tracewire stats`, by category/name.
+std::map<std::string, std::string> StatsTaskAndGaugeLines(const std::string& trace) {
+  const CommandResult r = RunCommand({Tracewire(), "stats", "--top=1000000", trace});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, std::string> lines;
+  std::string section;
+  const std::regex row(R"(^ +(-?[0-9][-0-9. ]*[0-9])  (\S+)( \(.*\))?$)");
+  for (const std::string& line : cli_test::Lines(r.out)) {
+    std::smatch m;
+    if (!line.empty() && line[0] != ' ') section = line.substr(0, line.find(' '));
+    if ((section == "tasks" || section == "gauges:") && std::regex_match(line, m, row)) {
+      lines[absl::StrCat(section, " ", m[2].str())] =
+          absl::StrCat(std::regex_replace(m[1].str(), std::regex(" +"), " "), m[3].str());
+    }
+  }
+  return lines;
+}
+
+TEST(QueryTest, TasksAndGaugesMatchStats) {
+  constexpr int kRequests = 400;
+  const std::string trace = ThreadPoolTraceDir("query_tasks", kRequests);
+  const std::map<std::string, std::string> stats = StatsTaskAndGaugeLines(trace);
+  ASSERT_EQ(stats.size(), 4u) << "one task name and three gauges";
+
+  // Tasks by name: count, total, p50/p95/max (nearest rank), threads (mean, max), from the
+  // rows of the ended tasks.
+  std::map<std::string, std::string> query;
+  std::map<std::string, std::vector<int64_t>> durations;
+  std::map<std::string, std::pair<int64_t, int64_t>> threads;  // sum, max
+  for (const std::vector<std::string>& row :
+       Select({trace},
+              "SELECT category || '/' || name, dur, threads FROM task "
+              "WHERE end_cause = 'end'")) {
+    durations[row[0]].push_back(Int(row[1]));
+    threads[row[0]].first += Int(row[2]);
+    threads[row[0]].second = std::max(threads[row[0]].second, Int(row[2]));
+  }
+  for (auto& [name, d] : durations) {
+    std::sort(d.begin(), d.end());
+    int64_t total = 0;
+    for (int64_t ns : d) total += ns;
+    query[absl::StrCat("tasks ", name)] =
+        absl::StrFormat("%d %.6f %.6f %.6f %.6f %.2f %d", d.size(), total / 1e9,
+                        NearestRank(d, 50) / 1e9, NearestRank(d, 95) / 1e9, d.back() / 1e9,
+                        static_cast<double>(threads[name].first) / static_cast<double>(d.size()),
+                        threads[name].second);
+  }
+  // Gauges: samples, min, max, last (unit), over the counter rows of the gauge tracks.
+  for (const std::vector<std::string>& row :
+       Select({trace},
+              "SELECT t.category || '/' || t.name, count(*), CAST(min(c.value) AS INTEGER), "
+              "CAST(max(c.value) AS INTEGER), (SELECT CAST(value AS INTEGER) FROM counter l JOIN "
+              "counter_track lt ON lt.id = l.track_id WHERE lt.category = t.category AND lt.name = "
+              "t.name ORDER BY l.ts DESC, l.id DESC LIMIT 1), coalesce(' (' || t.unit || ')', '') "
+              "FROM counter c JOIN counter_track t ON t.id = c.track_id WHERE t.type = 'gauge' "
+              "GROUP BY t.category, t.name")) {
+    query[absl::StrCat("gauges: ", row[0])] =
+        absl::StrCat(row[1], " ", row[2], " ", row[3], " ", row[4], row[5]);
+  }
+  EXPECT_EQ(query, stats);
+  EXPECT_EQ(Select({trace}, "SELECT count(*), sum(threads >= 3) FROM task"),
+            (Rows{{absl::StrCat(kRequests), absl::StrCat(kRequests)}}));
+}
+
+TEST(QueryTest, TasksSegmentsAndTheirRegions) {
+  const std::string trace = ThreadPoolTraceDir("query_task_segments", 200);
+  // Every segment names its task; a task's segments are its adopts, on `threads` threads,
+  // begun within the task's time (a thread may release a task after ending it).
+  EXPECT_EQ(Select({trace},
+                   "SELECT count(*) FROM task t JOIN (SELECT task, count(*) AS n, "
+                   "count(DISTINCT utid) AS threads, min(ts) AS first, max(ts) AS last "
+                   "FROM task_segment GROUP BY task) s ON s.task = t.id WHERE s.n = t.segments "
+                   "AND s.threads = t.threads AND s.first >= t.ts AND s.last <= t.ts + t.dur "
+                   "AND t.begin_utid IS NOT NULL AND t.end_utid IS NOT NULL"),
+            (Rows{{"200"}}));
+  EXPECT_EQ(Select({trace},
+                   "SELECT count(*) = count(task), count(*) >= 600, "
+                   "sum(s.task_id <> t.task_id OR s.upid <> t.upid) FROM task_segment s "
+                   "LEFT JOIN task t ON t.id = s.task"),
+            (Rows{{"1", "1", "0"}}));
+  // A region recorded while its thread worked for a task lies inside one of that task's
+  // segments on the same thread.
+  EXPECT_EQ(Select({trace},
+                   "SELECT count(*) > 0, sum(NOT EXISTS (SELECT 1 FROM task_segment g "
+                   "WHERE g.upid = r.upid AND g.task_id = r.task_id AND g.utid = r.utid AND "
+                   "r.ts >= g.ts AND r.ts <= g.ts + g.dur)) FROM slice r "
+                   "WHERE r.task_id IS NOT NULL"),
+            (Rows{{"1", "0"}}));
+  // So does a data event recorded for a task.
+  EXPECT_EQ(Select({trace},
+                   "SELECT count(*) > 0, sum(NOT EXISTS (SELECT 1 FROM task_segment g "
+                   "WHERE g.upid = d.upid AND g.task_id = d.task_id AND g.utid = d.utid AND "
+                   "d.ts >= g.ts AND d.ts <= g.ts + g.dur)) FROM data d "
+                   "WHERE d.task_id IS NOT NULL"),
+            (Rows{{"1", "0"}}));
+  // Tasks are not slices; regions outside any task have no task_id.
+  EXPECT_EQ(Select({trace},
+                   "SELECT count(*) FROM slice WHERE kind NOT IN ('region', 'thread', 'child', "
+                   "'exec') OR (kind <> 'region' AND task_id IS NOT NULL)"),
+            (Rows{{"0"}}));
+}
+
+// The 3:1 CPU workload of tests/viewers (TwBurnHeavy in region cpu/heavy on thread "heavy",
+// TwBurnLight in cpu/light on "light"), sampled at 250 Hz.
+std::string CpuProfileTrace(const std::string& name) {
+  const std::string file = NewTempDir(name) + "/cpu.twr";
+  const CommandResult r =
+      RunCommand({Runfile("tests/viewers/cpu_workload"), "0.1"},
+                 {.env = {{"TRACEWIRE", file}, {"TRACEWIRE_CPU_PROFILE", "250"}},
+                  .unset_env = {"TRACEWIRE_PARENT_SID", "TRACEWIRE_PARENT_NAME"}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return file;
+}
+
+TEST(QueryTest, SampleStacksAreTheFoldedStacks) {
+  const std::string trace = CpuProfileTrace("query_samples_folded");
+  // Each sample's stack, read back from stack_frame (outermost first, each frame named as
+  // the folded output names it), summed by stack: `decode --format=folded`'s lines.
+  const std::string sql =
+      "WITH RECURSIVE named(id, parent_id, name) AS (SELECT id, parent_id, CASE "
+      "WHEN function IS NOT NULL THEN replace(replace(replace(function, ';', '_'), char(10), "
+      "'_'), char(13), '_') "
+      "WHEN module IS NOT NULL THEN replace(replace(module, rtrim(module, replace(module, '/', "
+      "'')), ''), ';', '_') || printf('+0x%x', module_offset) "
+      "ELSE printf('0x%x', pc) END FROM stack_frame), "
+      "path(sample, next, line) AS (SELECT s.id, f.parent_id, f.name FROM sample s JOIN named f "
+      "ON f.id = s.stack_id UNION ALL SELECT p.sample, f.parent_id, f.name || ';' || p.line "
+      "FROM path p JOIN named f ON f.id = p.next) "
+      "SELECT p.line || ' ' || sum(s.weight) FROM path p JOIN sample s ON s.id = p.sample "
+      "WHERE p.next IS NULL GROUP BY p.line ORDER BY p.line";
+  std::vector<std::string> lines;
+  for (const std::vector<std::string>& row : Select({trace}, sql)) lines.push_back(row[0]);
+  const CommandResult folded = RunCommand({Tracewire(), "decode", "--format=folded", trace});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  EXPECT_EQ(lines, cli_test::Lines(folded.out));
+  EXPECT_GE(lines.size(), 2u);
+  // Frames form a tree: a frame is one deeper than its caller.
+  EXPECT_EQ(Select({trace},
+                   "SELECT count(*) FROM stack_frame f LEFT JOIN stack_frame p ON p.id = "
+                   "f.parent_id WHERE (p.id IS NULL) <> (f.depth = 0) OR f.depth <> "
+                   "coalesce(p.depth + 1, 0)"),
+            (Rows{{"0"}}));
+}
+
+TEST(QueryTest, SamplesMatchStatsAndFallInTheirRegions) {
+  const std::string trace = CpuProfileTrace("query_samples_stats");
+  const CommandResult stats = RunCommand({Tracewire(), "stats", trace});
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(stats.out, m, std::regex(R"(CPU samples: weight (\d+))")))
+      << stats.out;
+  EXPECT_EQ(Select({trace}, "SELECT sum(weight) FROM sample"), (Rows{{m[1].str()}}));
+  // The weight inside each region, as stats attributes it (the region open on the thread).
+  for (const std::string region : {"heavy", "light"}) {
+    ASSERT_TRUE(std::regex_search(
+        stats.out, m,
+        std::regex(absl::StrCat(R"(inside cpu/)", region, R"( \((\d+) samples' weight\))"))))
+        << stats.out;
+    EXPECT_EQ(Select({trace}, absl::StrCat("SELECT sum(s.weight) FROM sample s JOIN slice r ON "
+                                           "r.id = s.slice_id WHERE r.category = 'cpu' AND "
+                                           "r.name = '",
+                                           region, "'")),
+              (Rows{{m[1].str()}}))
+        << region;
+  }
+  // A sample's region is open on its own thread when it was taken.
+  EXPECT_EQ(Select({trace},
+                   "SELECT count(*) FROM sample s JOIN slice r ON r.id = s.slice_id WHERE "
+                   "r.utid <> s.utid OR s.ts < r.ts OR s.ts > r.ts + r.dur"),
+            (Rows{{"0"}}));
+  // The burning functions' self and total shares of the weight, as stats prints them: self
+  // counts the samples they are the innermost frame of, total those whose stack holds them.
+  const std::string all = Select({trace}, "SELECT sum(weight) FROM sample")[0][0];
+  const Rows shares = Select(
+      {trace},
+      "WITH RECURSIVE walk(sample, weight, frame) AS (SELECT id, weight, stack_id FROM sample "
+      "WHERE stack_id IS NOT NULL UNION ALL SELECT w.sample, w.weight, f.parent_id FROM walk w "
+      "JOIN stack_frame f ON f.id = w.frame WHERE f.parent_id IS NOT NULL), "
+      "total AS (SELECT function, sum(weight) AS weight FROM (SELECT DISTINCT w.sample, "
+      "w.weight, f.function FROM walk w JOIN stack_frame f ON f.id = w.frame) GROUP BY "
+      "function), "
+      "self AS (SELECT f.function, sum(s.weight) AS weight FROM sample s JOIN stack_frame f ON "
+      "f.id = s.stack_id GROUP BY f.function) "
+      "SELECT t.function, coalesce(s.weight, 0), t.weight FROM total t LEFT JOIN self s "
+      "USING (function) WHERE t.function LIKE 'TwBurn%' ORDER BY t.function");
+  ASSERT_EQ(shares.size(), 2u);
+  std::map<std::string, std::string> stats_lines;  // the self section's burner lines
+  bool in_self = false;
+  for (const std::string& line : cli_test::Lines(stats.out)) {
+    if (absl::StartsWith(line, "top functions by"))
+      in_self = line == "top functions by self samples:";
+    if (in_self && absl::StrContains(line, "  TwBurn")) {
+      stats_lines[line.substr(line.rfind(' ') + 1)] = line;
+    }
+  }
+  for (const std::vector<std::string>& row : shares) {
+    EXPECT_EQ(absl::StrFormat("  %6.1f%% %6.1f%%  %s", 100.0 * Int(row[1]) / Int(all),
+                              100.0 * Int(row[2]) / Int(all), row[0]),
+              stats_lines[row[0]]);
+  }
+  // Each burner's samples fall in its own region; heavy burns about three times light (the
+  // bounds are loose: a sampled 0.1 s of CPU time has few samples).
+  const Rows by_function =
+      Select({trace},
+             "SELECT r.name, f.function, sum(s.weight) FROM sample s JOIN slice r ON r.id = "
+             "s.slice_id JOIN stack_frame f ON f.id = s.stack_id WHERE f.function LIKE 'TwBurn%' "
+             "GROUP BY r.name, f.function ORDER BY r.name");
+  ASSERT_EQ(by_function.size(), 2u);
+  EXPECT_EQ(by_function[0][0], "heavy");
+  EXPECT_EQ(by_function[0][1], "TwBurnHeavy");
+  EXPECT_EQ(by_function[1][0], "light");
+  EXPECT_EQ(by_function[1][1], "TwBurnLight");
+  const double ratio = static_cast<double>(Int(by_function[0][2])) / Int(by_function[1][2]);
+  EXPECT_GE(ratio, 2.0);
+  EXPECT_LE(ratio, 4.5);
+}
 
 TEST(QueryTest, SlicesNestWithParentsDepthsAndSelfTimes) {
   const std::string trace = SyntheticTrace("query_nesting", 100000, 25000, 3);
@@ -435,7 +672,7 @@ TEST(QueryTest, DbFileOpensInSqliteClients) {
   Rows schema = ParseTsv(py_schema.out);
   schema.erase(schema.begin());
   EXPECT_EQ(schema, Select({demo}, schema_sql));
-  EXPECT_EQ(schema.size(), 13u);
+  EXPECT_EQ(schema.size(), 17u);  // 14 tables, 3 views
 }
 
 TEST(QueryTest, SalvageLoadsTheRowsBeforeTheDamage) {

@@ -1,5 +1,5 @@
 // The `data` table: Trace2 data and data_json events, with the region they were recorded
-// in.
+// in and the task its thread worked for.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -20,13 +20,14 @@ CREATE TABLE data (
   key TEXT,
   int_value INTEGER,
   string_value TEXT,
-  json_value TEXT
+  json_value TEXT,
+  task_id INTEGER
 );
 )sql";
 
 constexpr char kInsert[] =
     "INSERT INTO data (ts, upid, utid, slice_id, category, key, int_value, string_value, "
-    "json_value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+    "json_value, task_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
 
 class DataTable : public TableWriter {
  public:
@@ -53,6 +54,9 @@ class DataTable : public TableWriter {
                                     : std::nullopt);
     insert_.BindOptionalText(9, e.value_kind == reader::ValueKind::kJson
                                     ? std::optional<absl::string_view>(e.value_string)
+                                    : std::nullopt);
+    insert_.BindOptionalInt(10, e.adopted_task != 0
+                                    ? std::optional<int64_t>(static_cast<int64_t>(e.adopted_task))
                                     : std::nullopt);
     insert_.Run();
   }

@@ -1,4 +1,5 @@
-// The `error` table: Trace2 error events.
+// The `error` table: Trace2 error events, with the region they were recorded in and the
+// task its thread worked for.
 #include <memory>
 #include <vector>
 
@@ -15,13 +16,14 @@ CREATE TABLE error (
   utid INTEGER,
   slice_id INTEGER,
   message TEXT,
-  format TEXT
+  format TEXT,
+  task_id INTEGER
 );
 )sql";
 
 constexpr char kInsert[] =
-    "INSERT INTO error (ts, upid, utid, slice_id, message, format) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+    "INSERT INTO error (ts, upid, utid, slice_id, message, format, task_id) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 
 class ErrorTable : public TableWriter {
  public:
@@ -38,6 +40,9 @@ class ErrorTable : public TableWriter {
     insert_.BindOptionalInt(4, context().EnclosingRegion(at.thread));
     insert_.BindOptionalText(5, e.msg);
     insert_.BindOptionalText(6, e.fmt);
+    insert_.BindOptionalInt(7, e.adopted_task != 0
+                                   ? std::optional<int64_t>(static_cast<int64_t>(e.adopted_task))
+                                   : std::nullopt);
     insert_.Run();
   }
 

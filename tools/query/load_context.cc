@@ -16,7 +16,11 @@ int64_t Nanoseconds(double seconds) {
 
 void LoadContext::BeginSlice(const reader::Slice& slice) {
   if (slice.slot >= open_.size()) open_.resize(slice.slot + 1);
-  open_[slice.slot] = OpenSlice{next_slice_id_++, 0};
+  // Tasks and task segments are rows of their own tables, numbered apart from slices.
+  int64_t* next_id = &next_slice_id_;
+  if (slice.kind == reader::SliceKind::kTask) next_id = &next_task_id_;
+  if (slice.kind == reader::SliceKind::kTaskSegment) next_id = &next_segment_id_;
+  open_[slice.slot] = OpenSlice{(*next_id)++, 0};
   if (slice.kind == reader::SliceKind::kThread) {
     if (slice.thread >= thread_slices_.size()) thread_slices_.resize(slice.thread + 1);
     thread_slices_[slice.thread] = open_[slice.slot].id;

@@ -1,7 +1,7 @@
 // LoadContext: what the tables of `tracewire query` share while a trace is loaded: the ids
-// of processes (upid), threads (utid) and slices, the open slices' ids and child time, and
-// the conversions of times to the schema's nanoseconds since the Unix epoch. The loader
-// (loader.h) keeps it up to date before any table sees a callback.
+// of processes (upid), threads (utid), slices, tasks and task segments (each numbered apart), the
+// open slices' ids and child time, and the conversions of times to the schema's nanoseconds since
+// the Unix epoch. The loader (loader.h) keeps it up to date before any table sees a callback.
 #ifndef TRACEWIRE_TOOLS_QUERY_LOAD_CONTEXT_H_
 #define TRACEWIRE_TOOLS_QUERY_LOAD_CONTEXT_H_
 
@@ -40,6 +40,13 @@ class LoadContext {
 
   // The id of the open slice in `slot`.
   int64_t SliceId(uint32_t slot) const { return open_[slot].id; }
+  // The `task` row of task ID `task_id` of process `process`, while that task is open.
+  std::optional<int64_t> OpenTask(uint32_t process, uint64_t task_id) const {
+    const reader::ProcessTrack& p = tracks_->process(process);
+    auto it = p.task_lane_of.find(task_id);
+    if (it == p.task_lane_of.end()) return std::nullopt;
+    return open_[p.task_lanes[it->second].slot].id;
+  }
   // The id of the innermost region open on thread `thread`, if any.
   std::optional<int64_t> EnclosingRegion(uint32_t thread) const {
     const absl::Span<const reader::Slice> regions = tracks_->OpenRegions(thread);
@@ -70,6 +77,8 @@ class LoadContext {
   SqliteDatabase* db_;
   const reader::TrackModel* tracks_;
   int64_t next_slice_id_ = 1;
+  int64_t next_task_id_ = 1;            // `task` rows
+  int64_t next_segment_id_ = 1;         // `task_segment` rows
   std::vector<OpenSlice> open_;         // by slot
   std::vector<int64_t> thread_slices_;  // by thread index
   std::vector<RowInserter*> inserters_;

@@ -58,6 +58,9 @@ class Loader::Dispatch : public reader::TrackListener {
   void OnEvent(const reader::Event& e, const reader::EventTracks& at) {
     for (TableWriter* writer : by_kind_[static_cast<size_t>(e.kind)]) writer->OnEvent(e, at);
   }
+  void OnSample(const reader::Event& e, const reader::SampleContext& at) {
+    for (TableWriter* writer : by_kind_[static_cast<size_t>(e.kind)]) writer->OnSample(e, at);
+  }
 
  private:
   LoadContext* context_;

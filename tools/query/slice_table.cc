@@ -1,6 +1,8 @@
 // The `slice` table: every slice of the track model (regions, child processes, execs,
-// thread lifetimes), written when it ends, with the id it got when it began.
+// thread lifetimes), written when it ends, with the id it got when it began. Tasks and
+// task segments have their own tables (task_tables.cc).
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,17 +27,23 @@ CREATE TABLE slice (
   parent_id INTEGER,
   message TEXT,
   self_dur INTEGER,
-  end_cause TEXT
+  end_cause TEXT,
+  task_id INTEGER
 );
 )sql";
 
 constexpr char kInsert[] =
     "INSERT INTO slice (id, ts, dur, upid, utid, kind, category, name, depth, parent_id, "
-    "message, self_dur, end_cause) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-    "?13)";
+    "message, self_dur, end_cause, task_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+    "?11, ?12, ?13, ?14)";
 
-// The kind column, by reader::SliceKind.
+// The kind column, by reader::SliceKind (tasks and task segments are not slices here).
 constexpr absl::string_view kKindNames[] = {"thread", "region", "child", "exec"};
+
+// Whether the slice table holds slices of this kind.
+bool IsSliceRow(reader::SliceKind kind) {
+  return static_cast<size_t>(kind) < std::size(kKindNames);
+}
 // The end_cause column, by reader::SliceEnd.
 constexpr absl::string_view kEndNames[] = {"end", "unwound", "process_end", "trace_end"};
 
@@ -48,6 +56,7 @@ class SliceTable : public TableWriter {
   bool wants_slices() const override { return true; }
 
   void OnSliceBegin(const reader::Slice& slice, const reader::Event& e) override {
+    if (!IsSliceRow(slice.kind)) return;
     if (slice.slot >= open_.size()) open_.resize(slice.slot + 1);
     OpenText& text = open_[slice.slot];
     text.has_message = false;
@@ -76,11 +85,15 @@ class SliceTable : public TableWriter {
         text.category = "thread";
         text.name.assign(e.thread_name.data(), e.thread_name.size());
         break;
+      case reader::SliceKind::kTask:
+      case reader::SliceKind::kTaskSegment:
+        break;
     }
   }
 
   void OnSliceEnd(const reader::Slice& slice, const reader::SliceEnding& end,
                   const EndedSlice& row) override {
+    if (!IsSliceRow(slice.kind)) return;
     const OpenText& text = open_[slice.slot];
     insert_.BindInt(1, row.id);
     insert_.BindInt(2, row.ts);
@@ -99,6 +112,11 @@ class SliceTable : public TableWriter {
     }
     insert_.BindInt(12, row.self_dur);
     insert_.BindText(13, kEndNames[static_cast<size_t>(end.cause)]);
+    if (slice.kind == reader::SliceKind::kRegion && slice.task != 0) {
+      insert_.BindInt(14, static_cast<int64_t>(slice.task));
+    } else {
+      insert_.BindNull(14);
+    }
     insert_.Run();
   }
 

@@ -11,13 +11,16 @@ std::unique_ptr<TableWriter> MakeErrorTable(LoadContext* context);
 std::unique_ptr<TableWriter> MakeCounterTables(LoadContext* context);
 std::unique_ptr<TableWriter> MakeDefParamTable(LoadContext* context);
 std::unique_ptr<TableWriter> MakeChildTables(LoadContext* context);
+std::unique_ptr<TableWriter> MakeTaskTables(LoadContext* context);
+std::unique_ptr<TableWriter> MakeSampleTables(LoadContext* context);
 std::unique_ptr<TableWriter> MakeViews(LoadContext* context);
 
 std::vector<std::unique_ptr<TableWriter>> MakeTableWriters(LoadContext* context) {
   using Factory = std::unique_ptr<TableWriter> (*)(LoadContext*);
   static constexpr Factory kFactories[] = {
-      MakeProcessTable,  MakeThreadTable,   MakeSliceTable,  MakeDataTable, MakeErrorTable,
-      MakeCounterTables, MakeDefParamTable, MakeChildTables, MakeViews,
+      MakeProcessTable, MakeThreadTable,   MakeSliceTable,    MakeDataTable,
+      MakeErrorTable,   MakeCounterTables, MakeDefParamTable, MakeChildTables,
+      MakeTaskTables,   MakeSampleTables,  MakeViews,
   };
   std::vector<std::unique_ptr<TableWriter>> writers;
   for (Factory factory : kFactories) writers.push_back(factory(context));

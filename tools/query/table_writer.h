@@ -49,6 +49,8 @@ class TableWriter {
   virtual void OnSliceEnd(const reader::Slice& /*slice*/, const reader::SliceEnding& /*end*/,
                           const EndedSlice& /*row*/) {}
   virtual void OnEvent(const reader::Event& /*event*/, const reader::EventTracks& /*at*/) {}
+  // A CPU sample, before its OnEvent (for writers whose Kinds() hold kCpuSample).
+  virtual void OnSample(const reader::Event& /*sample*/, const reader::SampleContext& /*at*/) {}
 
   // After the last event, once every slice has ended: rows written at the end (processes,
   // threads, links). Errors go to context()->db()->FailLoad, as the inserts' do.
