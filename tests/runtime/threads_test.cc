@@ -2,6 +2,8 @@
 // are re-stated in every later generation.
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <string>
@@ -24,6 +26,14 @@ constexpr int kEventsPerThread = 100000 / kVolumeDivisor;
 constexpr int kChurn = 4;  // each logical worker runs as this many consecutive threads
 constexpr int kCuts = 20;  // explicit generation cuts by worker 0
 constexpr int kCutEvery = kEventsPerThread / kCuts;
+// The generation size limit. The runtime drops a generation that outgrows 8 size limits
+// (at least 4 MiB) whole, which an overloaded machine can cause at any size limit by
+// starving the background thread that cuts on size and time. The limit is chosen so that
+// 8 of them exceed the whole trace (about 7 MB): no generation can reach that cap, so
+// every missing event is a lost one. Generations are still cut by worker 0 (kCuts), by
+// time and by size.
+constexpr uint64_t kGenerationBytes = (2 << 20) / kVolumeDivisor;
+constexpr uint64_t kGenerationMemoryLimit = std::max<uint64_t>(8 * kGenerationBytes, 4 << 20);
 
 // One logical worker: kChurn short-lived threads that together record kEventsPerThread
 // data_int events numbered 0..kEventsPerThread-1 (plus regions around every 10th).
@@ -57,13 +67,21 @@ int ManyThreads() {
 TEST(ThreadsTest, EightThreadsWithChurnLoseNothing) {
   const std::string dir = MakeTempDir("threads");
   const int status = RunInChild({{"TRACEWIRE", dir},
-                                 {"TRACEWIRE_GENERATION_BYTES", "262144"},
+                                 {"TRACEWIRE_GENERATION_BYTES", std::to_string(kGenerationBytes)},
                                  {"TRACEWIRE_GENERATION_MS", "50"}},
                                 ManyThreads);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   absl::StatusOr<DecodedTrace> trace = DecodeTraceFile(OnlyFileIn(dir));
   ASSERT_TRUE(trace.ok()) << trace.status();
   ASSERT_TRUE(trace->tail_status.ok()) << trace->tail_status;
+  printf("%llu bytes, %zu generations\n", static_cast<unsigned long long>(trace->total_bytes),
+         trace->generations.size());
+  // The premise: the whole trace fits under the memory limit of one generation.
+  ASSERT_LT(trace->total_bytes, kGenerationMemoryLimit) << "the test records too much";
+  // Generations numbered 1, 2, 3, ...: none was dropped.
+  for (size_t i = 0; i < trace->generations.size(); ++i) {
+    EXPECT_EQ(trace->generations[i].gen, i + 1) << "generation dropped";
+  }
   // kCuts explicit cuts by worker 0, plus any by size and time.
   EXPECT_GE(trace->generations.size(), static_cast<size_t>(kCuts));
 
