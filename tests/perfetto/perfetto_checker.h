@@ -19,8 +19,9 @@
 //     described track; counter values only on counter tracks, slices never there;
 //   * per track, in time order (ties in file order), every SLICE_END ends an open
 //     SLICE_BEGIN, and no slice is left open;
-//   * every flow id is started once (flow_ids) and terminated once (terminating_flow_ids),
-//     not before its start.
+//   * every flow id is started (its first event with it in flow_ids), may have steps (later
+//     events with it in flow_ids), and is terminated once (terminating_flow_ids), not before
+//     its start or any of its steps.
 #ifndef TRACEWIRE_TESTS_PERFETTO_PERFETTO_CHECKER_H_
 #define TRACEWIRE_TESTS_PERFETTO_PERFETTO_CHECKER_H_
 
@@ -72,7 +73,8 @@ struct CheckedTrace {
   std::vector<CheckedSlice> slices;              // sorted
   std::vector<CheckedInstant> instants;
   std::vector<CheckedCounter> counters;
-  size_t flows = 0;  // flows with both ends
+  size_t flows = 0;                        // flows with both ends
+  std::map<uint64_t, size_t> flow_events;  // flow id -> its events (start, steps, end)
 };
 
 // Checks the serialized Trace `bytes` (see above).

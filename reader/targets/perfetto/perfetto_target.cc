@@ -40,6 +40,8 @@ constexpr int64_t kMaxNs = int64_t{1} << 62;
 constexpr int64_t kSyntheticPidBase = int64_t{1} << 22;
 // tids of the threads other than main (whose tid is the pid): unique in the output.
 constexpr int32_t kSyntheticTidBase = int32_t{1} << 30;
+// Task flows' ids start here (the child process flows' are the track model's link ids).
+constexpr uint64_t kTaskFlowBase = uint64_t{1} << 62;
 // Field number and wire type of Trace.packet: each packet is this byte, its length, itself.
 constexpr char kTracePacketTag = (1 << 3) | 2;
 
@@ -78,13 +80,15 @@ enum class Arg : uint8_t {
   kNesting,
   kWireType,
   kBytes,
+  kTask,
+  kParent,
   kCount,
 };
 constexpr absl::string_view kArgNames[] = {
-    "msg",      "repo",     "leave_msg", "child_id",  "class",   "hook",   "cd",    "use_shell",
-    "argv",     "pid",      "code",      "ready",     "exe",     "signo",  "fmt",   "path",
-    "ancestry", "name",     "hierarchy", "alias",     "exec_id", "thread", "scope", "param",
-    "value",    "worktree", "nesting",   "wire_type", "bytes",
+    "msg",      "repo",     "leave_msg", "child_id",  "class",   "hook",   "cd",     "use_shell",
+    "argv",     "pid",      "code",      "ready",     "exe",     "signo",  "fmt",    "path",
+    "ancestry", "name",     "hierarchy", "alias",     "exec_id", "thread", "scope",  "param",
+    "value",    "worktree", "nesting",   "wire_type", "bytes",   "task",   "parent",
 };
 static_assert(std::size(kArgNames) == static_cast<size_t>(Arg::kCount));
 
@@ -122,6 +126,7 @@ struct Track {
 
 struct Thread {
   Track track;
+  uint64_t segment_track = 0;  // its task segments' track (0: not described yet)
   uint32_t process = 0;
   int32_t tid = 0;
   std::string name;
@@ -138,7 +143,8 @@ struct Process {
   std::string shown_name;
   bool described = false;
   int64_t last_ns = kNoTime;
-  std::vector<Track> lanes;  // children tracks, by lane
+  std::vector<Track> lanes;       // children tracks, by lane
+  std::vector<Track> task_lanes;  // task tracks, by lane
 };
 
 // An open region's data for its end (indexed by slot).
@@ -156,6 +162,40 @@ struct ChildSlice {
   std::optional<std::string> cd;
   bool use_shell = false;
   std::vector<std::string> argv;
+};
+
+// A task segment written when it is known whether it ends its task's flow.
+struct HeldSegment {
+  uint32_t thread = 0;
+  int64_t begin_ns = 0;
+  int64_t end_ns = 0;
+};
+
+// A task (task_begin -> task_end), keyed by (process index, task ID): its slice on a task
+// track, and the flow through the segments begun while it was open (its stops), in time
+// order. The flow's last stop terminates it, so the latest stop is written only once the
+// task has ended or a later stop has begun; the state lives until then.
+struct TaskState {
+  std::string name;
+  std::string category;
+  uint64_t flow = 0;  // the flow's id
+  uint32_t stops = 0;
+  bool ended = false;
+  uint64_t latest_serial = 0;       // the latest stop (0: none)
+  uint32_t latest_slot = 0;         // its slot while it is open
+  bool latest_open = false;         // it has not ended yet
+  std::optional<HeldSegment> held;  // it has ended and waits
+};
+
+// An open task segment (indexed by slot).
+struct SegmentSlice {
+  int64_t begin_ns = 0;
+  uint64_t task = 0;
+  uint64_t serial = 0;       // unique per segment
+  bool stop = false;         // a stop of its task's flow
+  uint64_t orphan_flow = 0;  // its task state was replaced: the flow it terminates (0: none)
+  std::string name;
+  std::string category;
 };
 
 // A flow from a child slice to its child process (by the track model's link id).
@@ -233,11 +273,25 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   void DescribeProcess(Process& p, Thread& on);
   void DescribeThread(Thread& t, const Process& p, int64_t ns);
   Track& LaneTrack(Process& p, uint32_t lane, Thread& on, int64_t ns);
+  Track& TaskLaneTrack(Process& p, uint32_t lane, Thread& on, int64_t ns);
+  uint64_t SegmentTrack(Thread& t, const Process& p, int64_t ns);
+  uint64_t GaugeTrack(Process& p, Thread& on, uint32_t gauge, int64_t ns);
   uint64_t CounterTrack(Process& p, Thread& on, const std::string& name,
                         pb::CounterDescriptor::Unit unit, int64_t ns);
   void NameProcess(Process& p, Thread& on);
 
   void Instant(const Event& e, Process& p, Thread& t, int64_t ns);
+  void GaugeSample(const Event& e, Process& p, Thread& t, int64_t ns, uint32_t gauge);
+  // Tasks: a slice on the process's task track; segments: slices on the thread's segment
+  // track, joined by the task's flow.
+  void BeginTask(const reader::Slice& slice, const Event& e);
+  void EndTask(const reader::Slice& slice);
+  void BeginSegment(const reader::Slice& slice);
+  void EndSegment(const reader::Slice& slice);
+  // How a written segment takes part in its task's flow.
+  enum class FlowRole { kNone, kStep, kEnd };
+  void WriteSegment(const HeldSegment& segment, absl::string_view name, absl::string_view category,
+                    uint64_t task, FlowRole role, uint64_t flow);
   void Counter(const Event& e, Process& p, Thread& t, int64_t ns);
   void EndChild(Process& p, const reader::Slice& slice, int64_t ns, const Event* e);
   // Notes the first event of the child process of link `link` (on `thread` at `ns`): the
@@ -269,6 +323,11 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   int32_t next_synthetic_tid_ = kSyntheticTidBase;
   uint64_t next_uuid_ = 1;
   absl::flat_hash_map<std::string, uint64_t> counter_tracks_;  // "<process>|<name>" -> uuid
+  std::vector<uint64_t> gauge_tracks_;  // the track model's gauge index -> uuid (0: none)
+  absl::flat_hash_map<std::pair<uint32_t, uint64_t>, TaskState> tasks_;
+  std::vector<SegmentSlice> segments_;  // open task segments, by slot
+  uint64_t next_segment_serial_ = 1;
+  uint64_t next_task_flow_ = kTaskFlowBase;
 
   Sequence* sequence_ = nullptr;  // the sequence of the packet being built
   TrackEventEncoder encoder_;     // track event packets
@@ -477,6 +536,194 @@ uint64_t PerfettoFormatter::CounterTrack(Process& p, Thread& on, const std::stri
   return uuid;
 }
 
+Track& PerfettoFormatter::TaskLaneTrack(Process& p, uint32_t lane, Thread& on, int64_t ns) {
+  while (p.task_lanes.size() <= lane) {  // lanes are taken lowest free first
+    const size_t index = p.task_lanes.size();
+    Track& track = p.task_lanes.emplace_back();
+    track.uuid = next_uuid_++;
+    StartDescriptor(on, ns);
+    pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
+    d->set_uuid(track.uuid);
+    d->set_parent_uuid(p.uuid);
+    d->set_name(index == 0 ? std::string("tasks") : absl::StrCat("tasks ", index + 1));
+    EmitPacket();
+  }
+  return p.task_lanes[lane];
+}
+
+uint64_t PerfettoFormatter::SegmentTrack(Thread& t, const Process& p, int64_t ns) {
+  if (t.segment_track != 0) return t.segment_track;
+  t.segment_track = next_uuid_++;
+  StartDescriptor(t, ns);
+  pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
+  d->set_uuid(t.segment_track);
+  d->set_parent_uuid(t.track.uuid);  // shown with the thread
+  d->set_name(absl::StrCat(t.name, " tasks"));
+  EmitPacket();
+  return t.segment_track;
+}
+
+uint64_t PerfettoFormatter::GaugeTrack(Process& p, Thread& on, uint32_t gauge, int64_t ns) {
+  if (gauge_tracks_.size() <= gauge) gauge_tracks_.resize(gauge + 1, 0);
+  if (gauge_tracks_[gauge] != 0) return gauge_tracks_[gauge];
+  const reader::GaugeTrack& g = model_.gauges()[gauge];
+  const uint64_t uuid = next_uuid_++;
+  gauge_tracks_[gauge] = uuid;
+  // The name as the Chrome export's series: "category/name (unit)"; CounterDescriptor's
+  // unit enum where the unit is one it has.
+  std::string name = absl::StrCat(g.category, "/", g.name);
+  if (!g.unit.empty()) absl::StrAppend(&name, " (", g.unit, ")");
+  pb::CounterDescriptor::Unit unit = pb::CounterDescriptor::UNIT_UNSPECIFIED;
+  if (g.unit == "ns") {
+    unit = pb::CounterDescriptor::UNIT_TIME_NS;
+  } else if (g.unit == "bytes" || g.unit == "B") {
+    unit = pb::CounterDescriptor::UNIT_SIZE_BYTES;
+  } else if (g.unit.empty() || g.unit == "count") {
+    unit = pb::CounterDescriptor::UNIT_COUNT;
+  }
+  StartDescriptor(on, ns);
+  pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
+  d->set_uuid(uuid);
+  d->set_parent_uuid(p.uuid);
+  d->set_name(std::string(ValidUtf8(name, &scratch_)));
+  pb::CounterDescriptor* counter = d->mutable_counter();
+  counter->set_unit(unit);
+  if (!g.category.empty()) counter->add_categories(std::string(ValidUtf8(g.category, &scratch_)));
+  EmitPacket();
+  return uuid;
+}
+
+void PerfettoFormatter::GaugeSample(const Event& e, Process& p, Thread& t, int64_t ns,
+                                    uint32_t gauge) {
+  const int64_t ts = Tick(t.track, ns);
+  const uint64_t uuid = GaugeTrack(p, t, gauge, ts);
+  StartEvent(t, ts, pb::TrackEvent::TYPE_COUNTER, uuid);
+  encoder_.CounterValue(e.value_int);
+  EndEvent();
+}
+
+void PerfettoFormatter::BeginTask(const reader::Slice& slice, const Event& e) {
+  Process& p = processes_[slice.process];
+  Thread& t = threads_[slice.thread];
+  const std::pair<uint32_t, uint64_t> key{slice.process, slice.id};
+  if (auto old = tasks_.find(key); old != tasks_.end()) {
+    // The ID begins again while a stop of its previous run is open: that stop ends the
+    // previous run's flow when it ends.
+    TaskState& previous = old->second;
+    if (previous.latest_open && previous.latest_slot < segments_.size()) {
+      segments_[previous.latest_slot].orphan_flow = previous.stops >= 2 ? previous.flow : 0;
+      segments_[previous.latest_slot].stop = false;
+    }
+    tasks_.erase(old);
+  }
+  TaskState& task = tasks_[key];
+  task.name =
+      std::string(ValidUtf8(e.label.empty() ? absl::string_view("task") : e.label, &scratch_));
+  task.category = std::string(ValidUtf8(e.category.empty() ? "task" : e.category, &scratch_));
+  task.flow = next_task_flow_++;
+  // Ticked on the thread's track, as the Chrome export does (the same times).
+  const int64_t ts = Tick(t.track, now_ns_);
+  Track& lane = TaskLaneTrack(p, slice.depth, t, ts);
+  lane.last_ns = ts;
+  StartEvent(t, ts, pb::TrackEvent::TYPE_SLICE_BEGIN, lane.uuid);
+  SetNameAndCategory(task.name, task.category);
+  UintArg(Arg::kTask, slice.id);
+  if (slice.task != 0) UintArg(Arg::kParent, slice.task);
+  EndEvent();
+}
+
+void PerfettoFormatter::EndTask(const reader::Slice& slice) {
+  Process& p = processes_[slice.process];
+  Thread& t = threads_[slice.thread];
+  const int64_t ts = Tick(t.track, now_ns_);
+  Track& lane = TaskLaneTrack(p, slice.depth, t, ts);
+  lane.last_ns = ts;
+  StartEvent(t, ts, pb::TrackEvent::TYPE_SLICE_END, lane.uuid);
+  EndEvent();
+  auto it = tasks_.find({slice.process, slice.id});
+  if (it == tasks_.end()) return;
+  TaskState& task = it->second;
+  task.ended = true;
+  if (task.held.has_value()) {
+    WriteSegment(*task.held, task.name, task.category, slice.id,
+                 task.stops >= 2 ? FlowRole::kEnd : FlowRole::kNone, task.flow);
+    tasks_.erase(it);
+  } else if (!task.latest_open) {
+    tasks_.erase(it);
+  }  // else its latest stop ends the flow when it ends
+}
+
+void PerfettoFormatter::BeginSegment(const reader::Slice& slice) {
+  if (segments_.size() <= slice.slot) segments_.resize(slice.slot + 1);
+  SegmentSlice& segment = segments_[slice.slot];
+  Thread& t = threads_[slice.thread];
+  segment = SegmentSlice{};
+  segment.begin_ns = Tick(t.track, now_ns_);
+  segment.task = slice.id;
+  segment.serial = next_segment_serial_++;
+  auto it = tasks_.find({slice.process, slice.id});
+  if (it == tasks_.end() || it->second.ended) {
+    // Its task began before the output started, or has ended.
+    segment.name = absl::StrCat("task ", slice.id);
+    segment.category = "task";
+    return;
+  }
+  TaskState& task = it->second;
+  segment.name = task.name;
+  segment.category = task.category;
+  segment.stop = true;
+  ++task.stops;
+  if (task.held.has_value()) {  // no longer the latest stop: a step of the flow
+    WriteSegment(*task.held, task.name, task.category, slice.id, FlowRole::kStep, task.flow);
+    task.held.reset();
+  }
+  task.latest_serial = segment.serial;
+  task.latest_slot = slice.slot;
+  task.latest_open = true;
+}
+
+void PerfettoFormatter::EndSegment(const reader::Slice& slice) {
+  SegmentSlice& segment = segments_[slice.slot];
+  Thread& t = threads_[slice.thread];
+  const HeldSegment written{slice.thread, segment.begin_ns, Tick(t.track, now_ns_)};
+  if (!segment.stop) {
+    WriteSegment(written, segment.name, segment.category, segment.task,
+                 segment.orphan_flow != 0 ? FlowRole::kEnd : FlowRole::kNone, segment.orphan_flow);
+    return;
+  }
+  auto it = tasks_.find({slice.process, segment.task});
+  if (it == tasks_.end()) return;  // (kept while one of its stops is open)
+  TaskState& task = it->second;
+  if (segment.serial != task.latest_serial) {
+    WriteSegment(written, task.name, task.category, segment.task, FlowRole::kStep, task.flow);
+    return;
+  }
+  task.latest_open = false;
+  if (!task.ended) {
+    task.held = written;  // a later stop or the task's end decides
+    return;
+  }
+  WriteSegment(written, task.name, task.category, segment.task,
+               task.stops >= 2 ? FlowRole::kEnd : FlowRole::kNone, task.flow);
+  tasks_.erase(it);
+}
+
+void PerfettoFormatter::WriteSegment(const HeldSegment& segment, absl::string_view name,
+                                     absl::string_view category, uint64_t task, FlowRole role,
+                                     uint64_t flow) {
+  Thread& t = threads_[segment.thread];
+  const uint64_t track = SegmentTrack(t, processes_[t.process], segment.begin_ns);
+  // Written at its end (or later): absolute times, out of the sequence's time order.
+  StartAbsoluteEvent(t, segment.begin_ns, pb::TrackEvent::TYPE_SLICE_BEGIN, track);
+  SetNameAndCategory(name, category);
+  UintArg(Arg::kTask, task);
+  if (role == FlowRole::kStep) encoder_.FlowId(flow);
+  if (role == FlowRole::kEnd) encoder_.TerminatingFlowId(flow);
+  EndEvent();
+  StartAbsoluteEvent(t, segment.end_ns, pb::TrackEvent::TYPE_SLICE_END, track);
+  EndEvent();
+}
+
 void PerfettoFormatter::OnProcessBegin(const reader::ProcessTrack& process, const Event& first) {
   Process& p = processes_.emplace_back();
   p.sid = process.sid;
@@ -539,6 +786,12 @@ void PerfettoFormatter::OnSliceBegin(const reader::Slice& slice, const Event& e)
     }
     case reader::SliceKind::kExec:
       return;  // execs are instants
+    case reader::SliceKind::kTask:
+      BeginTask(slice, e);
+      return;
+    case reader::SliceKind::kTaskSegment:
+      BeginSegment(slice);
+      return;
   }
 }
 
@@ -561,6 +814,12 @@ void PerfettoFormatter::OnSliceEnd(const reader::Slice& slice, const reader::Sli
       return;
     case reader::SliceKind::kThread:
     case reader::SliceKind::kExec:
+      return;
+    case reader::SliceKind::kTask:
+      EndTask(slice);
+      return;
+    case reader::SliceKind::kTaskSegment:
+      EndSegment(slice);
       return;
   }
 }
@@ -768,7 +1027,14 @@ void PerfettoFormatter::OnEvent(const Event& e, const reader::EventTracks& at) {
     case EventKind::kRegionEnter:
     case EventKind::kRegionLeave:
     case EventKind::kChildStart:
+    case EventKind::kTaskBegin:
+    case EventKind::kTaskEnd:
+    case EventKind::kTaskAdopt:
+    case EventKind::kTaskRelease:
       return;  // slices
+    case EventKind::kGauge:
+      if (at.gauge != reader::kNoIndex) GaugeSample(e, p, t, now_ns_, at.gauge);
+      return;
     case EventKind::kChildExit:
     case EventKind::kChildReady:
       if (at.slice_ended) return;
@@ -830,6 +1096,11 @@ void PerfettoFormatter::Finish(std::string* out) {
   flows_.clear();
   used_pids_.clear();
   counter_tracks_.clear();
+  gauge_tracks_.clear();
+  tasks_.clear();
+  segments_.clear();
+  next_segment_serial_ = 1;
+  next_task_flow_ = kTaskFlowBase;
   next_synthetic_pid_ = kSyntheticPidBase;
   next_synthetic_tid_ = kSyntheticTidBase;
   next_uuid_ = 1;
