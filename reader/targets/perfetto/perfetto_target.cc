@@ -174,12 +174,14 @@ struct HeldSegment {
 // A task (task_begin -> task_end), keyed by (process index, task ID): its slice on a task
 // track, and the flow through the segments begun while it was open (its stops), in time
 // order. The flow's last stop terminates it, so the latest stop is written only once the
-// task has ended or a later stop has begun; the state lives until then.
+// task has ended or a later stop has begun; the state lives until the task has ended and
+// all its stops are written.
 struct TaskState {
   std::string name;
   std::string category;
   uint64_t flow = 0;  // the flow's id
   uint32_t stops = 0;
+  uint32_t open_stops = 0;  // stops not ended yet
   bool ended = false;
   uint64_t latest_serial = 0;       // the latest stop (0: none)
   uint32_t latest_slot = 0;         // its slot while it is open
@@ -193,6 +195,7 @@ struct SegmentSlice {
   uint64_t task = 0;
   uint64_t serial = 0;       // unique per segment
   bool stop = false;         // a stop of its task's flow
+  uint64_t flow = 0;         // that flow's id
   uint64_t orphan_flow = 0;  // its task state was replaced: the flow it terminates (0: none)
   std::string name;
   std::string category;
@@ -611,8 +614,12 @@ void PerfettoFormatter::BeginTask(const reader::Slice& slice, const Event& e) {
     // previous run's flow when it ends.
     TaskState& previous = old->second;
     if (previous.latest_open && previous.latest_slot < segments_.size()) {
-      segments_[previous.latest_slot].orphan_flow = previous.stops >= 2 ? previous.flow : 0;
-      segments_[previous.latest_slot].stop = false;
+      SegmentSlice& latest = segments_[previous.latest_slot];
+      latest.orphan_flow = previous.stops >= 2 ? previous.flow : 0;
+      latest.stop = false;
+    } else if (previous.held.has_value()) {
+      WriteSegment(*previous.held, previous.name, previous.category, slice.id,
+                   previous.stops >= 2 ? FlowRole::kEnd : FlowRole::kNone, previous.flow);
     }
     tasks_.erase(old);
   }
@@ -644,13 +651,12 @@ void PerfettoFormatter::EndTask(const reader::Slice& slice) {
   if (it == tasks_.end()) return;
   TaskState& task = it->second;
   task.ended = true;
-  if (task.held.has_value()) {
+  if (task.held.has_value()) {  // its latest stop has ended: the last one
     WriteSegment(*task.held, task.name, task.category, slice.id,
                  task.stops >= 2 ? FlowRole::kEnd : FlowRole::kNone, task.flow);
-    tasks_.erase(it);
-  } else if (!task.latest_open) {
-    tasks_.erase(it);
-  }  // else its latest stop ends the flow when it ends
+    task.held.reset();
+  }
+  if (task.open_stops == 0) tasks_.erase(it);
 }
 
 void PerfettoFormatter::BeginSegment(const reader::Slice& slice) {
@@ -672,7 +678,9 @@ void PerfettoFormatter::BeginSegment(const reader::Slice& slice) {
   segment.name = task.name;
   segment.category = task.category;
   segment.stop = true;
+  segment.flow = task.flow;
   ++task.stops;
+  ++task.open_stops;
   if (task.held.has_value()) {  // no longer the latest stop: a step of the flow
     WriteSegment(*task.held, task.name, task.category, slice.id, FlowRole::kStep, task.flow);
     task.held.reset();
@@ -686,26 +694,31 @@ void PerfettoFormatter::EndSegment(const reader::Slice& slice) {
   SegmentSlice& segment = segments_[slice.slot];
   Thread& t = threads_[slice.thread];
   const HeldSegment written{slice.thread, segment.begin_ns, Tick(t.track, now_ns_)};
-  if (!segment.stop) {
-    WriteSegment(written, segment.name, segment.category, segment.task,
-                 segment.orphan_flow != 0 ? FlowRole::kEnd : FlowRole::kNone, segment.orphan_flow);
+  auto it = segment.stop ? tasks_.find({slice.process, segment.task}) : tasks_.end();
+  if (it == tasks_.end() || it->second.flow != segment.flow) {
+    // Not a stop, or a stop of a run of the task ID that a new run replaced: a step of the
+    // old run's flow, or its end if it was that run's latest stop (orphan_flow).
+    const FlowRole role = segment.orphan_flow != 0 ? FlowRole::kEnd
+                          : segment.stop           ? FlowRole::kStep
+                                                   : FlowRole::kNone;
+    WriteSegment(written, segment.name, segment.category, segment.task, role,
+                 segment.orphan_flow != 0 ? segment.orphan_flow : segment.flow);
     return;
   }
-  auto it = tasks_.find({slice.process, segment.task});
-  if (it == tasks_.end()) return;  // (kept while one of its stops is open)
   TaskState& task = it->second;
+  --task.open_stops;
   if (segment.serial != task.latest_serial) {
     WriteSegment(written, task.name, task.category, segment.task, FlowRole::kStep, task.flow);
-    return;
+  } else {
+    task.latest_open = false;
+    if (!task.ended) {
+      task.held = written;  // a later stop or the task's end decides
+      return;
+    }
+    WriteSegment(written, task.name, task.category, segment.task,
+                 task.stops >= 2 ? FlowRole::kEnd : FlowRole::kNone, task.flow);
   }
-  task.latest_open = false;
-  if (!task.ended) {
-    task.held = written;  // a later stop or the task's end decides
-    return;
-  }
-  WriteSegment(written, task.name, task.category, segment.task,
-               task.stops >= 2 ? FlowRole::kEnd : FlowRole::kNone, task.flow);
-  tasks_.erase(it);
+  if (task.ended && task.open_stops == 0) tasks_.erase(it);
 }
 
 void PerfettoFormatter::WriteSegment(const HeldSegment& segment, absl::string_view name,
