@@ -10,7 +10,8 @@ namespace tracewire::format {
 
 // Version written into the file header. Bump together with docs/format.md.
 // Version 2 added the `module` record of stack tables and the file header flags; version 3
-// added the task and gauge rows (50-56). Readers also read versions 1 and 2.
+// added the task and gauge rows (50-56) and the CPU profile rows (cpu_sample,
+// cpu_samples_lost: 60-61). Readers also read versions 1 and 2.
 inline constexpr uint32_t kFormatVersion = 3;
 
 // File header flags (bytes 12-15, version 2 on; zero in version 1).

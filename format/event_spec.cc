@@ -197,6 +197,8 @@ SpecTable BuildTable() {
                      {Dt, SiteArg, U("task"), U("parent"), T("begin_time")},
                      {.range = RangeRole::kActive, .start_type = E::kTaskBegin}));
   rows.push_back(Row(E::kTaskAdopted, "task_adopted", "", {Dt, U("task")}));
+  rows.push_back(Row(E::kCpuSample, "cpu_sample", "", {Dt, K("stack"), U("weight")}));
+  rows.push_back(Row(E::kCpuSamplesLost, "cpu_samples_lost", "", {Dt, U("count")}));
   // Experimental events.
   rows.push_back(Row(E::kExpMark, "exp_mark", "", {Dt}, kData));
   std::sort(table.rows.begin(), table.rows.end(), [](const EventSpec& a, const EventSpec& b) {

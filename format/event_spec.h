@@ -74,6 +74,9 @@ enum class EventType : uint8_t {
   kGauge = 54,
   kTaskActive = 55,
   kTaskAdopted = 56,
+  // CPU profile samples (TRACEWIRE_CPU_PROFILE): in event batch bodies, not Trace2 events.
+  kCpuSample = 60,
+  kCpuSamplesLost = 61,
   // Experimental events (>= 128). Every experimental event, known or not, is encoded as
   // type, dt, data length, data, so readers can skip the ones they do not know.
   kExpMark = 128,
@@ -95,11 +98,11 @@ enum class ArgType : uint8_t {
 
 // Where a record may appear.
 enum class Scope : uint8_t {
-  kFrame,        // top level of the trace
-  kEventBody,    // body of an event_batch
-  kStringBody,   // body of a string_batch
-  kStackBody,    // body of a stack_batch
-  kSiteBody,     // body of a site_batch
+  kFrame,       // top level of the trace
+  kEventBody,   // body of an event_batch
+  kStringBody,  // body of a string_batch
+  kStackBody,   // body of a stack_batch
+  kSiteBody,    // body of a site_batch
 };
 
 // What a frame's body (kLength argument) holds.
@@ -128,23 +131,23 @@ struct ArgSpec {
 // One row of the table.
 struct EventSpec {
   EventType type = EventType::kNone;
-  absl::string_view name;             // row name, e.g. "region_enter", "data_int"
-  absl::string_view trace2_event;     // Trace2 event it decodes to, "" for structural rows
+  absl::string_view name;          // row name, e.g. "region_enter", "data_int"
+  absl::string_view trace2_event;  // Trace2 event it decodes to, "" for structural rows
   ArgSpec args[kMaxArgs] = {};
   uint8_t num_args = 0;
   uint8_t string_ids[kMaxArgs] = {};  // indices of kString/kStringList args
   uint8_t num_string_ids = 0;
-  uint8_t stack_ids[kMaxArgs] = {};   // indices of kStack args
+  uint8_t stack_ids[kMaxArgs] = {};  // indices of kStack args
   uint8_t num_stack_ids = 0;
   Scope scope = Scope::kFrame;
-  bool timed = false;                 // first argument is dt, appears in event bodies
-  bool has_data = false;              // args are followed by uvarint length + bytes
-  bool is_stack = false;              // args are followed by nframes x (pc, func, file, line)
-  BodyKind body = BodyKind::kNone;    // a body of `length` bytes follows the args
+  bool timed = false;               // first argument is dt, appears in event bodies
+  bool has_data = false;            // args are followed by uvarint length + bytes
+  bool is_stack = false;            // args are followed by nframes x (pc, func, file, line)
+  BodyKind body = BodyKind::kNone;  // a body of `length` bytes follows the args
   RangeRole range = RangeRole::kNone;
   EventType start_type = EventType::kNone;  // for kEnd/kActive: the kBegin type
   bool experimental = false;
-  uint32_t max_data = 0;              // largest data trailer when has_data
+  uint32_t max_data = 0;  // largest data trailer when has_data
   // The event first closes every region open on its thread (git's tr2tls_pop_unwind_self:
   // atexit, thread_exit, timers and counters), so its nesting is 1. Reader semantics, not
   // wire layout: consumers that track regions ask this column rather than list the rows.

@@ -61,8 +61,14 @@ constexpr EventType kKindRows[] = {
     EventType::kTaskBegin,   EventType::kTaskEnd,      EventType::kTaskAdopt,
     EventType::kTaskRelease, EventType::kGauge,
 };
-static_assert(std::size(kKindRows) == static_cast<size_t>(EventKind::kExperimental),
-              "one row per Trace2 EventKind");
+static_assert(std::size(kKindRows) == kNumTrace2Kinds, "one row per Trace2 EventKind");
+
+// The wire rows of the kinds that are not Trace2 events, from kCpuSample on (named by
+// their rows).
+constexpr EventType kProfileKindRows[] = {EventType::kCpuSample, EventType::kCpuSamplesLost};
+static_assert(kNumTrace2Kinds + std::size(kProfileKindRows) ==
+                  static_cast<size_t>(EventKind::kExperimental),
+              "one row per EventKind that is not a Trace2 event");
 
 // EventKind of every wire type, derived from the spec table's Trace2 event names.
 struct KindsOfTypes {
@@ -75,6 +81,9 @@ struct KindsOfTypes {
         if (spec.trace2_event == name) kind[static_cast<uint8_t>(spec.type)] = EventKind(k);
       }
     }
+    for (size_t k = 0; k < std::size(kProfileKindRows); ++k) {
+      kind[static_cast<uint8_t>(kProfileKindRows[k])] = EventKind(kNumTrace2Kinds + k);
+    }
   }
 };
 
@@ -82,8 +91,11 @@ struct KindsOfTypes {
 
 absl::string_view EventKindName(EventKind kind) {
   const size_t k = static_cast<size_t>(kind);
-  if (k >= std::size(kKindRows)) return "experimental";
-  return format::LookupSpec(kKindRows[k])->trace2_event;
+  if (k < kNumTrace2Kinds) return format::LookupSpec(kKindRows[k])->trace2_event;
+  if (k - kNumTrace2Kinds < std::size(kProfileKindRows)) {
+    return format::LookupSpec(kProfileKindRows[k - kNumTrace2Kinds])->name;
+  }
+  return "experimental";
 }
 
 EventKind EventKindOfType(uint8_t type) {
@@ -93,7 +105,12 @@ EventKind EventKindOfType(uint8_t type) {
 
 std::optional<EventKind> EventKindByName(absl::string_view name) {
   const format::EventSpec* spec = format::LookupTrace2Event(name);
-  if (spec == nullptr) return std::nullopt;
+  if (spec == nullptr) {
+    for (EventType row : kProfileKindRows) {
+      if (format::LookupSpec(row)->name == name) return EventKindOfType(static_cast<uint8_t>(row));
+    }
+    return std::nullopt;
+  }
   return EventKindOfType(static_cast<uint8_t>(spec->type));
 }
 

@@ -60,7 +60,10 @@ enum class EventKind : uint8_t {
   kTaskAdopt,
   kTaskRelease,
   kGauge,
-  kExperimental,  // an experimental wire event (type >= 128), surfaced as is
+  // Not Trace2 events: the CPU profile (TRACEWIRE_CPU_PROFILE). Named by their wire rows.
+  kCpuSample,       // one sample of the thread's stack (`stack`) at `ticks`, weight `count`
+  kCpuSamplesLost,  // `count` samples of the thread were lost (its sample buffer was full)
+  kExperimental,    // an experimental wire event (type >= 128), surfaced as is
 };
 
 // True for the kinds git's Trace2 has no event for (tasks, gauges): git's text formats
@@ -72,15 +75,25 @@ inline bool IsExtensionKind(EventKind kind) {
 // Number of EventKind values (kExperimental is the last).
 inline constexpr size_t kNumEventKinds = static_cast<size_t>(EventKind::kExperimental) + 1;
 
-// The Trace2 event name ("region_enter", "data", ...); "experimental" for kExperimental.
-// Derived from the format's event table (the Trace2 event of the kind's wire row).
+// The Trace2 event name ("region_enter", "data", ...); for the kinds that are not Trace2
+// events, their wire row's name ("cpu_sample", "cpu_samples_lost"); "experimental" for
+// kExperimental. Derived from the format's event table.
 absl::string_view EventKindName(EventKind kind);
+
+// True for the kinds named by a Trace2 event name (every kind before kCpuSample: Trace2's
+// events, and the task and gauge events git's formats show as extension lines); false for
+// the CPU profile kinds and kExperimental.
+constexpr bool IsTrace2Kind(EventKind kind) { return kind < EventKind::kCpuSample; }
+
+// Number of kinds named by a Trace2 event name (they come first).
+inline constexpr size_t kNumTrace2Kinds = static_cast<size_t>(EventKind::kCpuSample);
 
 // The kind a wire event type decodes to (data and data_int -> kData); kExperimental for
 // types that are not Trace2 events (structural rows, experimental and unknown types).
 EventKind EventKindOfType(uint8_t type);
 
-// The kind whose Trace2 event name is `name` ("data" -> kData), or nullopt.
+// The kind whose name (EventKindName) is `name` ("data" -> kData, "cpu_sample" ->
+// kCpuSample), or nullopt.
 std::optional<EventKind> EventKindByName(absl::string_view name);
 
 // True if events of `kind` first close every region open on their thread, as git's
@@ -139,7 +152,8 @@ struct Event {
   absl::string_view category;            // site category (regions, data, timers, counters)
   absl::string_view label;               // site label: region label, data key, timer/counter name
   std::optional<absl::string_view> msg;  // region msg, error msg, printf msg
-  absl::Span<const SymbolFrame> stack;   // attached stack (stack_ref), innermost first
+  // Attached stack (stack_ref), innermost first; for cpu_sample, the sampled stack.
+  absl::Span<const SymbolFrame> stack;
   // The task the thread works for at this event (task_adopt .. task_release), 0 for none:
   // what its regions, data and errors belong to. For task_adopt the adopted task, for
   // task_release 0.
@@ -196,7 +210,8 @@ struct Event {
   double t_total = 0;
   double t_min = 0;
   double t_max = 0;
-  // ---- th_counter, counter ----
+  // ---- th_counter, counter; cpu_sample: its weight, the periods of CPU time it stands for
+  // (1 + the timer's overrun); cpu_samples_lost: the samples lost ----
   uint64_t count = 0;
   // ---- task_begin, task_end, task_adopt, task_release (task_begin: category and name in
   // `category`/`label`) ----

@@ -83,8 +83,13 @@ BindingTable* BuildTable() {
   t->Add(E::kTaskAdopt, {{"task", "task", &Ev::task_id}});
   t->Add(E::kTaskRelease, {{"task", "task", &Ev::task_id}});
   t->Add(E::kGauge, {{"value", "value", &Ev::value_int}, {"unit_string", "unit", &Ev::unit}});
+  // The sampled stack is the event's `stack` (semantics, as stack_ref's).
+  t->Add(E::kCpuSample, {{"weight", "weight", &Ev::count}});
+  t->Add(E::kCpuSamplesLost, {{"count", "count", &Ev::count}});
   for (size_t k = 0; k + 1 < kNumEventKinds; ++k) {
-    const format::EventSpec* spec = format::LookupTrace2Event(EventKindName(EventKind(k)));
+    const format::EventSpec* spec = IsTrace2Kind(EventKind(k))
+                                        ? format::LookupTrace2Event(EventKindName(EventKind(k)))
+                                        : format::LookupSpecByName(EventKindName(EventKind(k)));
     if (spec == nullptr) continue;
     const auto& row = t->rows[static_cast<uint8_t>(spec->type)];
     t->kinds[EventKind(k)] = row.has_value() ? &*row : nullptr;

@@ -399,6 +399,47 @@ GenerationDecoder::Outcome GenerationDecoder::TaskReleases(Cursor& c) {
   return kEvent;
 }
 
+// cpu_sample: stack, weight; cpu_samples_lost: count.
+GenerationDecoder::Outcome GenerationDecoder::ProcessSample(Cursor& c) {
+  const uint64_t* a = c.head_args;
+  const bool is_sample = c.head_type == T(EventType::kCpuSample);
+  absl::Span<const SymbolFrame> frames;
+  // cpu_sample: dt, stack (never 0: a sample without a stack is not written), weight;
+  // cpu_samples_lost: dt, count.
+  if (is_sample && !tables_.FindStack(a[1], &frames)) {
+    return Fail(
+        HeadError(c, absl::StrFormat("cpu_sample stack ID %d is not in the stack table", a[1])));
+  }
+  // cpu_sample's weight (periods of CPU time it stands for) and cpu_samples_lost's count.
+  const uint64_t count = is_sample ? a[2] : a[1];
+  if (count == 0) {
+    return Fail(HeadError(c, is_sample ? "cpu_sample weight is 0" : "cpu_samples_lost count is 0"));
+  }
+  // A sample is not the event a stack_ref attaches to: the pending stack waits for the
+  // thread's next event.
+  const bool pending = c.has_pending_stack;
+  c.has_pending_stack = false;
+  FillCommon(c, c.head_type, c.time);
+  c.has_pending_stack = pending;
+  Event& e = event_;
+  e.kind = is_sample ? EventKind::kCpuSample : EventKind::kCpuSamplesLost;
+  e.file = {};
+  e.line = 0;
+  e.repo.reset();
+  e.category = {};
+  e.label = {};
+  // Inside every region open on the thread: a consumer tracking regions unwinds nothing.
+  e.nesting = 1 + static_cast<int>(c.ts->regions.size());
+  e.count = count;
+  if (is_sample && fill_) {
+    tables_.SymbolizeFrames();
+    tables_.FindStack(a[1], &frames);  // symbolizing moved the frames
+    if (pending) tables_.FindStack(c.pending_stack_id, &c.pending_stack);
+  }
+  e.stack = is_sample ? frames : absl::Span<const SymbolFrame>();
+  return kEvent;
+}
+
 GenerationDecoder::Outcome GenerationDecoder::ProcessSlow(Cursor& c) {
   ThreadState& ts = *c.ts;
   const uint8_t type = c.head_type;
@@ -514,6 +555,9 @@ GenerationDecoder::Outcome GenerationDecoder::ProcessSlow(Cursor& c) {
       c.has_pending_stack = true;
       return kSkip;
     }
+    case T(EventType::kCpuSample):
+    case T(EventType::kCpuSamplesLost):
+      return ProcessSample(c);
     default:
       break;
   }

@@ -99,6 +99,7 @@ class EventWindow {
   void OnProcessBegin(const ProcessTrack&, const Event&) {}
   void OnSliceEnd(const Slice&, const SliceEnding&) {}
   void OnEvent(const Event&, const EventTracks&) {}
+  void OnSample(const Event&, const SampleContext&) {}
 
  private:
   // Notes `e` if it names its process (before `since`).

@@ -146,6 +146,8 @@ class GenerationDecoder {
   // Process() for the rare cases: re-statement records, stacks, experimental events,
   // records after thread_exit, the end of a re-statement.
   Outcome ProcessSlow(Cursor& c);
+  // ProcessSlow() for cpu_sample and cpu_samples_lost.
+  Outcome ProcessSample(Cursor& c);
   // Process() for a Trace2 row (the hot path).
   Outcome ProcessTrace2(Cursor& c, const TypeInfo& info, bool common_done);
   // ProcessTrace2() without filling the event (fill_ false): the same checks and state

@@ -44,7 +44,11 @@
 //                                                             else of its first event;
 //   OnSliceBegin(const Slice&, const Event&)                 a slice began at the event;
 //   OnSliceEnd(const Slice&, const SliceEnding&)              a slice ended;
-//   OnEvent(const Event&, const EventTracks&)                 the event itself.
+//   OnEvent(const Event&, const EventTracks&)                 the event itself;
+//   OnSample(const Event&, const SampleContext&)              a CPU sample (cpu_sample),
+//                                                             before its OnEvent, with the
+//                                                             regions open on its thread
+//                                                             and the task it works for.
 // For each event, in this order: OnProcessBegin (new process); OnSliceBegin of the thread's
 // lifetime (new thread); OnSliceEnd of the unwound regions, innermost first; the event's own
 // OnSliceBegin or OnSliceEnd; OnEvent; then the ends that follow the event (thread_exit:
@@ -53,9 +57,6 @@
 // among the open slices and reused after the slice ends (most recently freed first), so a
 // consumer keeps its data in a vector indexed by slot. Processes and threads have dense
 // indices too. Listeners must not call the model from a callback.
-//
-// Next, on the same shape: CPU samples would be attributed to OpenRegions() of their
-// thread.
 #ifndef TRACEWIRE_READER_TRACK_MODEL_H_
 #define TRACEWIRE_READER_TRACK_MODEL_H_
 
@@ -187,6 +188,15 @@ struct EventTracks {
   uint32_t gauge = kNoIndex;  // a gauge sample: its gauge track
 };
 
+// Where a CPU sample falls: its process and thread, and the regions open on the thread
+// when it was taken, outermost first (valid during the OnSample call).
+struct SampleContext {
+  uint32_t process = 0;
+  uint32_t thread = 0;
+  absl::Span<const Slice> regions;
+  uint64_t task = 0;  // the task the thread worked for (task_adopt), 0 for none
+};
+
 // A listener whose callbacks do nothing; derive and hide the ones needed (see above for
 // when each is called).
 struct TrackListener {
@@ -194,6 +204,7 @@ struct TrackListener {
   void OnSliceBegin(const Slice& slice, const Event& e) {}
   void OnSliceEnd(const Slice& slice, const SliceEnding& end) {}
   void OnEvent(const Event& e, const EventTracks& at) {}
+  void OnSample(const Event& sample, const SampleContext& at) {}
 };
 
 // The model itself: feed it every event with Add(), end what is left with the End* calls
@@ -253,7 +264,7 @@ class TrackModel {
   // Process and thread `index`.
   const ProcessTrack& process(uint32_t index) const { return processes_[index]; }
   const ThreadTrack& thread(uint32_t index) const { return threads_[index]; }
-  // Open regions of a thread, outermost first (what a CPU sample would be attributed to).
+  // Open regions of a thread, outermost first (what OnSample reports for a CPU sample).
   absl::Span<const Slice> OpenRegions(uint32_t thread) const { return threads_[thread].regions; }
   // Link `id` (from 1), as far as the input has shown it.
   const ChildLink& link(uint32_t id) const { return links_[id - 1]; }
@@ -420,6 +431,9 @@ void TrackModel::Add(const Event& e, Listener& listener) {
     case EventKind::kAtexit:
     case EventKind::kSignal:
       ends_lifetime = e.thread_id == 0;  // the main thread ends with its process
+      break;
+    case EventKind::kCpuSample:
+      listener.OnSample(e, SampleContext{p, t, thread.regions, e.adopted_task});
       break;
     default:
       break;

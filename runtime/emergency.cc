@@ -48,7 +48,7 @@ void RecordSignal(Session& s, ThreadState* self, int signo) {
   self->in_event.store(1, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);
   // No room and no lock may be taken safely when the batch is full: skip the event.
-  if (self->pos.get() <= self->limit.get()) {
+  if (self->pos.get() <= BatchLimit(self)) {
     SiteEntry& entry = s.site_registry.Get(s.signal_site_index);
     const uint64_t site = entry.gen_id.load(std::memory_order_acquire);
     if (site != 0 && (site >> 32) == (self->gen.get() & 0xffffffffu)) {

@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "format/generation_records.h"
 #include "format/varint.h"
+#include "runtime/cpu_sampler.h"
 #include "runtime/recorder.h"
 #include "runtime/session.h"
 
@@ -73,6 +74,13 @@ bool CompressionShouldGiveWay() {
          s.advance_waiters.load(std::memory_order_relaxed) != 0;
 }
 
+// True once the thread's event stream of its generation has begun (its re-statement or
+// thread_start is written): samples may follow.
+bool StreamBegun(const ThreadState* ts) {
+  return !ts->pending_status.get() &&
+         (ts->pos.get() != BatchBody(ts) || ts->batches_flushed.get() != 0);
+}
+
 }  // namespace
 
 // Writes thread_status and one region_active per open region. Requires BeginEvent or
@@ -84,7 +92,9 @@ void WriteRestatement(ThreadState* ts, bool locked) {
   const uint64_t name_id = UniqueStringImpl(ts, ts->name, locked);
   WriteEvent(ts, EventType::kThreadStatus, {dt, name_id, ts->start_time});
   for (const RegionFrame& frame : ts->regions) {
-    if (ts->pos.get() > ts->limit.get()) {
+    // BatchLimit, not `limit`: a limit lowered for the CPU profile's samples must not drain
+    // them in the middle of the re-statement.
+    if (ts->pos.get() > BatchLimit(ts)) {
       if (locked) {
         AppendBatchLocked(s, ts);
       } else {
@@ -210,7 +220,8 @@ void AdvanceGenerationLocked(bool final) {
     };
     bool anything_new = !s.filling.empty() || final;
     for (ThreadState* ts : s.threads) {
-      if (ts->pos.get() != ts->restate_end.get() || ts->batches_flushed.get() != 0) {
+      if (ts->pos.get() != ts->restate_end.get() || ts->batches_flushed.get() != 0 ||
+          (SamplesPending(ts) && StreamBegun(ts))) {
         anything_new = true;
       }
     }
@@ -221,7 +232,11 @@ void AdvanceGenerationLocked(bool final) {
     // A generation cut on time holds up to generation_bytes, plus the threads' open
     // batches; one far beyond that was cut late.
     compression.max_bytes = 2 * s.generation_bytes + s.threads.size() * kBufferSize;
-    for (ThreadState* ts : s.threads) MoveThreadBuffersLocked(s, ts);
+    for (ThreadState* ts : s.threads) {
+      // Samples of a thread whose stream has not begun wait for its first event.
+      if (ts->samples != nullptr && StreamBegun(ts)) DrainSamplesLocked(s, ts, true);
+      MoveThreadBuffersLocked(s, ts);
+    }
     const uint64_t sid_id = InternLocked(s, gen, s.sid);
     const uint64_t name_id = s.has_cmd_name ? InternLocked(s, gen, s.cmd_name) : 0;
     const uint64_t hierarchy_id = s.has_cmd_name ? InternLocked(s, gen, s.hierarchy) : 0;
@@ -259,6 +274,7 @@ void AdvanceGenerationLocked(bool final) {
         // The tasks of exited threads: re-stated by the first live thread (main).
         if (ts == s.threads.front()) WriteTaskRestatementLocked(s, ts, s.orphan_tasks);
         ts->restate_end.set(ts->pos.get());
+        RearmSampleLimit(ts);
       }
     }
     publish(new_word);

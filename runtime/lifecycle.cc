@@ -18,6 +18,7 @@
 #include "format/file_header_encoder.h"
 #include "runtime/category_filter.h"
 #include "runtime/config_params.h"
+#include "runtime/cpu_sampler.h"
 #include "runtime/emit.h"
 #include "runtime/flight_recorder.h"
 #include "runtime/session.h"
@@ -127,6 +128,18 @@ void DropOpenRegions() {
   }
 }
 
+// Moves the calling thread's CPU samples into its batch now (inside an event).
+void DrainOwnSamples() {
+  if (ThreadState* ts = BeginEvent()) {
+    if (ts->samples != nullptr) {
+      Session& s = GetSession();
+      std::lock_guard<std::mutex> lock(s.output_mu);
+      DrainSamplesLocked(s, ts, /*tables_locked=*/false);
+    }
+    EndEvent(ts);
+  }
+}
+
 void AtExitHandler() {
   Session& s = GetSession();
   if (!TW_ENABLED() || s.forked_child) return;
@@ -134,8 +147,12 @@ void AtExitHandler() {
   // must not be missing from a re-statement after a generation that ends with them open.
   StopAdvancer(s);
   StopFlightRecorder(s);
+  // Samples stop here: those of the main thread taken so far go before atexit, inside the
+  // regions open when they were taken.
+  StopCpuProfile();
   ThreadState* ts = PeekCurrentThread();
   if (ts != nullptr) {
+    DrainOwnSamples();
     FinishThreadFigures(s, ts);
     DropOpenRegions();
   }
@@ -155,7 +172,9 @@ void AtExitHandler() {
 
 void ForkChild() {
   // The child must not write the parent's buffers: it stops tracing and drops them.
+  // POSIX timers are not inherited: no sample is taken in the child.
   GetSession().forked_child = true;
+  StopCpuProfile();
   g_gen_word.store(kClosed);
   __atomic_store_n(&tw_enabled_flag, 0, __ATOMIC_RELAXED);
 }
@@ -267,6 +286,10 @@ TRACEWIRE_STARTUP_PATH int Initialize(const tw_settings& settings, const char* f
 
   s.compress = settings.compress != 0;
   s.redact = settings.no_redact == 0;
+  // Before the main thread attaches: every thread attached from now on is sampled.
+  if (settings.cpu_profile_hz != 0 && settings.cpu_profile_hz <= kMaxCpuProfileHz) {
+    StartCpuProfile(s, settings.cpu_profile_hz);
+  }
   if (settings.stack_events != nullptr) {
     AddStackEvents(settings.stack_events, g_stack_event_mask, /*unknown=*/nullptr);
     void* warm[1];
@@ -314,9 +337,15 @@ void DetachCurrentThread(bool emit_exit_events, const char* file, int line) {
     ClearCurrentThread();
     return;
   }
+  // No sample after this: those taken so far go before thread_exit.
+  StopSampler(ts);
   if (emit_exit_events) {
     FinishThreadFigures(s, ts);
     if (ThreadState* e = BeginEvent()) {
+      if (e->samples != nullptr) {
+        std::lock_guard<std::mutex> lock(s.output_mu);
+        DrainSamplesLocked(s, e, /*tables_locked=*/false);
+      }
       // git unwinds the thread's regions silently; in the same event as thread_exit, so no
       // generation is cut between the two.
       e->regions.clear();
@@ -333,6 +362,11 @@ void DetachCurrentThread(bool emit_exit_events, const char* file, int line) {
       std::lock_guard<std::mutex> output_lock(s.output_mu);
       // The batch belongs to the current generation: the advancer cannot run while we hold
       // the registry lock, and it re-stated this thread at its last advance.
+      // Samples only follow the thread's re-statement or thread_start in this generation.
+      if (ts->samples != nullptr && !ts->pending_status.get() && ts->gen.get() == s.filling.gen &&
+          (ts->pos.get() != BatchBody(ts) || ts->batches_flushed.get() != 0)) {
+        DrainSamplesLocked(s, ts, /*tables_locked=*/false);
+      }
       MoveThreadBuffersLocked(s, ts);
     }
     // Its tasks outlive it: the generation switch re-states the active ones elsewhere.
@@ -343,6 +377,7 @@ void DetachCurrentThread(bool emit_exit_events, const char* file, int line) {
   }
   s.pool.Give(ts->batch.get());
   s.pool.Give(ts->strings.get());
+  FreeSampler(ts);
   ClearCurrentThread();
   delete ts;
 }

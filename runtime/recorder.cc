@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "runtime/cpu_sampler.h"
 #include "runtime/generation_frames.h"
 #include "runtime/session.h"
 #include "runtime/site_registry.h"
@@ -81,7 +82,7 @@ void SealBatch(ThreadState* ts) {
 void ResetBatch(ThreadState* ts) {
   uint8_t* body = BatchBody(ts);
   ts->pos.publish(body);
-  ts->limit.set(body + kBodyCapacity - kMaxEventSize);
+  ts->limit.set(BatchLimit(ts));
   ts->base_time.set(ts->last_time.get());
 }
 
@@ -166,6 +167,7 @@ ThreadState* AttachThread(absl::string_view name, bool is_main, bool pending_sta
   ts->pending_status.set(pending_status);
   // A pending thread_status is written by the slow path of its first event.
   ts->gen_word.set(pending_status ? 0 : word);
+  AttachSampler(ts);
   s.threads.push_back(ts);
   t_state = ts;
   return ts;
@@ -232,7 +234,11 @@ bool CatchUpGeneration(ThreadState* ts) {
 void FlushBatch(ThreadState* ts) {
   Session& s = GetSession();
   std::lock_guard<std::mutex> lock(s.output_mu);
-  AppendBatchLocked(s, ts);
+  if (ts->samples != nullptr) DrainSamplesLocked(s, ts, /*tables_locked=*/false);
+  if (ts->pos.get() > BatchLimit(ts)) {
+    AppendBatchLocked(s, ts);
+    RearmSampleLimit(ts);
+  }
   MaybeRequestAdvance(s);
 }
 

@@ -130,6 +130,8 @@ struct TimerState {
 
 // Everything one thread records into. Owned by the recorder's thread list. Aligned to a
 // cache line so that two threads' hot words never share one.
+struct SampleRing;
+
 struct alignas(64) ThreadState {
   // The handshake and the words both the fast path and the generation switch use.
   std::atomic<uint32_t> in_event{0};
@@ -151,6 +153,9 @@ struct alignas(64) ThreadState {
   // Set at attach, then constant.
   uint64_t thread_id = 0;
   bool is_main = false;
+  // The CPU profile's sample buffer (cpu_sampler.h), nullptr when sampling is off. Set
+  // before the state is published to the advancer, cleared after it is removed.
+  SampleRing* samples = nullptr;
   // Written by the thread inside events only (the switch reads them while it owns the
   // state).
   uint64_t start_time = 0;
@@ -173,6 +178,11 @@ struct alignas(64) ThreadState {
 // The first byte of the thread's batch body and of its string records.
 inline uint8_t* BatchBody(const ThreadState* ts) {
   return ts->batch.get()->data + kBatchHeaderReserve;
+}
+// Where the thread's batch is full: an event starting beyond it flushes the batch first.
+// `limit` holds it, or nullptr while the CPU profile has samples to drain.
+inline uint8_t* BatchLimit(const ThreadState* ts) {
+  return BatchBody(ts) + kBodyCapacity - kMaxEventSize;
 }
 inline uint8_t* StringRecords(const ThreadState* ts) {
   return ts->strings.get()->data + kTableHeaderReserve;
@@ -214,8 +224,9 @@ ThreadState* AttachThread(absl::string_view name, bool is_main, bool pending_sta
 // Slow path of BeginEvent: the generation changed or tracing closed. Returns false to drop.
 bool CatchUpGeneration(ThreadState* ts);
 
-// Moves a full batch into the generation and takes a fresh buffer (slow path, takes the
-// output mutex).
+// The slow path of an event whose batch position is beyond `limit`: drains the CPU
+// profile's samples into the batch, then, if the batch is full, moves it into the
+// generation and takes a fresh buffer. Takes the output mutex.
 void FlushBatch(ThreadState* ts);
 
 // Starts writing an event on the calling thread; nullptr means drop it.

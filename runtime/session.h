@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/types/span.h"
 #include "format/constants.h"
 #include "format/event_spec.h"
 #include "format/varint.h"
@@ -204,6 +205,11 @@ uint64_t UniqueStringImpl(ThreadState* ts, absl::string_view value, bool output_
 
 // Interns `value` in generation `gen`'s shared string table. Requires tables_mu.
 uint64_t InternLocked(Session& s, uint64_t gen, absl::string_view value);
+
+// The ID of the stack of return addresses `pcs` (innermost first) in generation `gen`'s
+// stack table, recording it (and the module records a reader needs to symbolize it) if the
+// generation does not have it yet. Requires tables_mu.
+uint64_t InternStackLocked(Session& s, uint64_t gen, absl::Span<const uintptr_t> pcs);
 
 // Site ID of registry entry `index` in generation `gen`. Requires tables_mu.
 uint64_t GenSiteIdLocked(Session& s, uint64_t gen, uint32_t index);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "format/byte_size.h"
+#include "runtime/cpu_sampler.h"
 #include "runtime/flight_recorder.h"
 #include "runtime/stack_events.h"
 #include "runtime/text.h"
@@ -153,6 +154,18 @@ int CheckedFlightSignal(const SettingValue& setting) {
   return 0;
 }
 
+unsigned CheckedCpuProfileHz(const SettingValue& setting) {
+  if (IsUnset(setting)) return 0;
+  uint64_t parsed = 0;
+  if (ParseDecimal(setting.value, &parsed) && parsed <= kMaxCpuProfileHz) {
+    return static_cast<unsigned>(parsed);
+  }
+  WarnBadSetting(setting.source, setting.value,
+                 Cat({"no CPU profile (a rate from 1 to ", Dec(uint64_t{kMaxCpuProfileHz}),
+                      " samples per second, or 0, is expected)"}));
+  return 0;
+}
+
 void CheckClockSetting() {
   SettingValue clock;
   clock.source.kind = SettingSource::Kind::kEnvironment;
@@ -183,6 +196,11 @@ void CheckProgramSettings(const tw_settings& settings) {
       settings.flight_signal != SIGUSR2) {
     WarnBadSetting(ProgramSource("flight_signal"), Dec(settings.flight_signal),
                    "no signal dumps (SIGUSR1 or SIGUSR2 is expected)");
+  }
+  if (settings.cpu_profile_hz > kMaxCpuProfileHz) {
+    WarnBadSetting(ProgramSource("cpu_profile_hz"), Dec(uint64_t{settings.cpu_profile_hz}),
+                   Cat({"no CPU profile (a rate from 1 to ", Dec(uint64_t{kMaxCpuProfileHz}),
+                        " samples per second, or 0, is expected)"}));
   }
 }
 

@@ -53,11 +53,16 @@ uint64_t CheckedFlightRecorderBytes(const SettingValue& setting, bool* refused);
 // valid.
 int CheckedFlightSignal(const SettingValue& setting);
 
+// TRACEWIRE_CPU_PROFILE: a sampling rate from 1 to kMaxCpuProfileHz (10000) samples per
+// CPU-second, 0 = off; 0 (off) when unset or not valid.
+unsigned CheckedCpuProfileHz(const SettingValue& setting);
+
 // TRACEWIRE_CLOCK (environment only): "monotonic" or "tsc".
 void CheckClockSetting();
 
 // The fields of a program's tw_settings that can be out of range: stack_events,
-// max_files, write_timeout_ms, flight_signal (the runtime then uses their defaults).
+// max_files, write_timeout_ms, flight_signal, cpu_profile_hz (the runtime then uses their
+// defaults).
 void CheckProgramSettings(const tw_settings& settings);
 
 }  // namespace tracewire::runtime

@@ -41,6 +41,7 @@ constexpr absl::string_view kFileSettings[] = {
     "TRACEWIRE_FLIGHT_SIGNAL",
     "TRACEWIRE_FLIGHT_ON_ERROR",
     "TRACEWIRE_CATEGORIES",
+    "TRACEWIRE_CPU_PROFILE",
 };
 
 // The system-wide settings file.
@@ -304,6 +305,7 @@ tw_settings LoadSettings(bool* tracing_refused) {
       CheckedFlightRecorderBytes(LookupSetting("TRACEWIRE_FLIGHT_RECORDER"), &refused);
   settings.flight_signal = CheckedFlightSignal(LookupSetting("TRACEWIRE_FLIGHT_SIGNAL"));
   settings.flight_on_error = CheckedBool(LookupSetting("TRACEWIRE_FLIGHT_ON_ERROR"), false);
+  settings.cpu_profile_hz = CheckedCpuProfileHz(LookupSetting("TRACEWIRE_CPU_PROFILE"));
   if (tracing_refused != nullptr) *tracing_refused = refused;
   return settings;
 }

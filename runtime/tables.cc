@@ -168,18 +168,24 @@ void RecordModuleLocked(Session& s, uint64_t gen, int index) {
   s.stacks.Append(record, gen, s.pool);
 }
 
-// Records the stack of the calling code into the generation's stack table, with the
-// `module` records a reader needs to symbolize it. Requires BeginEvent; takes tables_mu.
+// Records the stack of the calling code into the generation's stack table. Requires
+// BeginEvent; takes tables_mu.
 __attribute__((noinline)) uint64_t InternCurrentStack(ThreadState* ts) {
   void* pcs[format::kMaxFramesPerStack + 3];
   int n = backtrace(pcs, static_cast<int>(format::kMaxFramesPerStack) + 3);
   constexpr int kSkip = 3;  // backtrace, InternCurrentStack, MaybeRecordStack
   if (n <= kSkip) return 0;
-  std::vector<uintptr_t> key(n - kSkip);
+  uintptr_t key[format::kMaxFramesPerStack + 3];
   for (int i = kSkip; i < n; ++i) key[i - kSkip] = reinterpret_cast<uintptr_t>(pcs[i]);
   Session& s = GetSession();
-  const uint64_t gen = ts->gen.get();
   std::lock_guard<std::mutex> lock(s.tables_mu);
+  return InternStackLocked(s, ts->gen.get(), absl::MakeConstSpan(key, n - kSkip));
+}
+
+}  // namespace
+
+uint64_t InternStackLocked(Session& s, uint64_t gen, absl::Span<const uintptr_t> pcs) {
+  std::vector<uintptr_t> key(pcs.begin(), pcs.end());
   auto it = s.stack_ids.find(key);
   if (it != s.stack_ids.end()) return it->second;
   const uint64_t id = s.stack_ids.size() + 1;
@@ -204,8 +210,6 @@ __attribute__((noinline)) uint64_t InternCurrentStack(ThreadState* ts) {
   s.stacks.Append(record, gen, s.pool);
   return id;
 }
-
-}  // namespace
 
 uint64_t GenSiteIdSlow(ThreadState* ts, uint32_t index) {
   Session& s = GetSession();

@@ -93,6 +93,8 @@ struct tw_settings {
   int flight_signal;              /* flight recorder: SIGUSR1 or SIGUSR2 dumps (0 = none) */
   int flight_on_error;            /* flight recorder: 1 = dump on the first error event */
   const char *categories;         /* category filter, as TRACEWIRE_CATEGORIES (NULL: all) */
+  unsigned cpu_profile_hz;        /* non-zero: sample each thread's stack this many times per
+                                     second of its CPU time (at most 10000; SIGPROF) */
 };
 
 /* Programmatic enabling: like tw_initialize, but from `settings` instead of the

@@ -42,6 +42,11 @@ constexpr int64_t kSyntheticPidBase = int64_t{1} << 22;
 // Distinct stack frames kept; an event whose stack would need more gets no "sf".
 constexpr size_t kMaxStackFrames = size_t{1} << 20;
 constexpr int64_t kNoStack = 0;  // stack frame ids start at 1
+// Call-tree nodes kept per thread's CPU profile; deeper new paths end at the last node.
+constexpr size_t kMaxProfileNodes = size_t{1} << 20;
+// Samples per ProfileChunk event.
+constexpr size_t kSamplesPerChunk = 10000;
+constexpr char kProfileCategory[] = "disabled-by-default-v8.cpu_profiler";
 
 // An open region: what its X event needs when the region ends (indexed by slot).
 struct RegionSlice {
@@ -133,6 +138,22 @@ struct StackFrame {
   int64_t parent = kNoStack;
 };
 
+// A node of a thread's CPU profile call tree (the CPU profile format's ProfileNode).
+struct ProfileNode {
+  int64_t parent = 0;  // node id; 0 for the root
+  std::string function;
+  std::string url;
+  int64_t line = -1;  // 0-based, -1 if unknown
+};
+
+// A thread's CPU samples, written as Profile and ProfileChunk events at Finish().
+struct ThreadProfile {
+  std::vector<ProfileNode> nodes;                 // node id - 1 -> node; node 1 is "(root)"
+  absl::flat_hash_map<std::string, int64_t> ids;  // parent id | function | url -> node id
+  std::vector<int64_t> samples;                   // the leaf node of each sample
+  std::vector<int64_t> times_ns;                  // each sample's time, non-decreasing
+};
+
 absl::string_view Basename(absl::string_view path) {
   const size_t slash = path.rfind('/');
   return slash == absl::string_view::npos ? path : path.substr(slash + 1);
@@ -158,8 +179,11 @@ class ChromeFormatter : public Formatter, public reader::TrackListener {
   void OnSliceBegin(const reader::Slice& slice, const Event& e);
   void OnSliceEnd(const reader::Slice& slice, const reader::SliceEnding& end);
   void OnEvent(const Event& e, const reader::EventTracks& at);
+  void OnSample(const Event& e, const reader::SampleContext& at);
 
  private:
+  // Writes the Profile and ProfileChunk events of every sampled thread.
+  void WriteProfiles(std::string* out);
   // Starts the thread track of `slice` (a thread lifetime).
   void BeginThread(const reader::Slice& slice, const Event& e, std::string* out);
   // The track of lane `lane` of `p`'s children, written (metadata) if new.
@@ -226,8 +250,9 @@ class ChromeFormatter : public Formatter, public reader::TrackListener {
   int64_t next_task_flow_ = 1;
   absl::flat_hash_set<int64_t> used_pids_;
   int64_t next_synthetic_pid_ = kSyntheticPidBase;
-  std::vector<Flow> flows_;         // by link id - 1
-  std::vector<StackFrame> frames_;  // frame id - 1 -> frame
+  std::vector<Flow> flows_;              // by link id - 1
+  std::vector<StackFrame> frames_;       // frame id - 1 -> frame
+  std::vector<ThreadProfile> profiles_;  // by the model's thread index
   absl::flat_hash_map<std::string, int64_t> frame_ids_;
   std::string scratch_;
   std::string name_;
@@ -715,6 +740,9 @@ int64_t ChromeFormatter::Instant(const Event& e, Process& p, Track& t, int64_t n
       jw.ObjectInt("nesting", e.nesting);
       if (e.repo.has_value()) jw.ObjectInt("repo", *e.repo);
       break;
+    case EventKind::kCpuSamplesLost:
+      jw.ObjectInt("count", static_cast<int64_t>(e.count));
+      break;
     case EventKind::kExperimental:
       jw.ObjectInt("wire_type", e.wire_type);
       jw.ObjectInt("bytes", static_cast<int64_t>(e.experimental_data.size()));
@@ -814,6 +842,8 @@ void ChromeFormatter::OnEvent(const Event& e, const reader::EventTracks& at) {
     case EventKind::kGauge:
       GaugePoint(e, p, t, now_ns_, out);
       return;
+    case EventKind::kCpuSample:
+      return;  // the thread's CPU profile (OnSample)
     case EventKind::kChildExit:
     case EventKind::kChildReady:
       if (at.slice_ended) return;
@@ -861,6 +891,7 @@ void ChromeFormatter::Finish(std::string* out) {
     model_.EndChildren(index, last, *this, reader::SliceEnd::kFinish);
     model_.EndProcess(index, last, *this, reader::SliceEnd::kFinish);
   }
+  WriteProfiles(out);
   out->append(first_ ? "{\"traceEvents\":[\n]" : "\n]");
   out->append(",\n\"stackFrames\":{");
   for (size_t i = 0; i < frames_.size(); ++i) {
@@ -886,6 +917,113 @@ void ChromeFormatter::Finish(std::string* out) {
   next_task_flow_ = 1;
   frames_.clear();
   frame_ids_.clear();
+  profiles_.clear();
+}
+
+void ChromeFormatter::OnSample(const Event& e, const reader::SampleContext& at) {
+  if (profiles_.size() <= at.thread) profiles_.resize(at.thread + 1);
+  ThreadProfile& profile = profiles_[at.thread];
+  if (profile.nodes.empty()) profile.nodes.push_back(ProfileNode{0, "(root)", "", -1});
+  int64_t node = 1;
+  std::string key;
+  // Outermost frame first: each node's parent is its caller's.
+  for (auto frame = e.stack.rbegin(); frame != e.stack.rend(); ++frame) {
+    const absl::string_view function = frame->func;
+    key.clear();
+    absl::StrAppend(
+        &key, node, "|",
+        function.empty() ? absl::StrCat("0x", absl::Hex(frame->pc)) : std::string(function));
+    absl::StrAppend(&key, "|", frame->file);
+    auto it = profile.ids.find(key);
+    if (it != profile.ids.end()) {
+      node = it->second;
+      continue;
+    }
+    if (profile.nodes.size() >= kMaxProfileNodes) break;
+    ProfileNode n;
+    n.parent = node;
+    n.function = function.empty() ? absl::StrCat("0x", absl::Hex(frame->pc))
+                                  : std::string(ValidUtf8(function, &scratch_));
+    n.url = std::string(ValidUtf8(frame->file, &scratch_));
+    n.line = frame->line != 0 ? static_cast<int64_t>(frame->line) - 1 : -1;
+    profile.nodes.push_back(std::move(n));
+    node = static_cast<int64_t>(profile.nodes.size());
+    profile.ids.emplace(key, node);
+  }
+  const int64_t ns =
+      profile.times_ns.empty() ? now_ns_ : std::max(now_ns_, profile.times_ns.back());
+  profile.samples.push_back(node);
+  profile.times_ns.push_back(ns);
+}
+
+void ChromeFormatter::WriteProfiles(std::string* out) {
+  for (uint32_t thread = 0; thread < profiles_.size(); ++thread) {
+    const ThreadProfile& profile = profiles_[thread];
+    if (profile.samples.empty()) continue;
+    const Process& p = processes_[model_.thread(thread).process];
+    const int64_t tid = threads_[thread].tid;
+    const std::string id = absl::StrCat("0x", absl::Hex(thread + 1));
+    // Microseconds, whole: the profile starts at its first sample, and each time delta
+    // is the difference of two whole-microsecond times (never negative).
+    auto micros = [](int64_t ns) { return ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000); };
+    const int64_t start_us = micros(profile.times_ns.front());
+    {
+      JsonWriter jw(out);
+      Begin(jw, "P", "Profile", kProfileCategory, p.pid, tid, start_us * 1000, out);
+      jw.ObjectString("id", id);
+      jw.ObjectBeginObject("args");
+      jw.ObjectBeginObject("data");
+      jw.ObjectInt("startTime", start_us);
+      jw.End();
+      jw.End();
+      jw.End();
+    }
+    size_t next_node = 0;  // nodes written so far
+    int64_t previous_us = start_us;
+    for (size_t first = 0; first < profile.samples.size(); first += kSamplesPerChunk) {
+      const size_t last = std::min(profile.samples.size(), first + kSamplesPerChunk);
+      // The nodes the chunk's samples are the first to use (ids grow along the samples).
+      int64_t max_node = 0;
+      for (size_t i = first; i < last; ++i) max_node = std::max(max_node, profile.samples[i]);
+      JsonWriter jw(out);
+      Begin(jw, "P", "ProfileChunk", kProfileCategory, p.pid, tid,
+            micros(profile.times_ns[first]) * 1000, out);
+      jw.ObjectString("id", id);
+      jw.ObjectBeginObject("args");
+      jw.ObjectBeginObject("data");
+      jw.ObjectBeginObject("cpuProfile");
+      jw.ObjectBeginArray("nodes");
+      for (; next_node < static_cast<size_t>(max_node); ++next_node) {
+        const ProfileNode& node = profile.nodes[next_node];
+        jw.ArrayBeginObject();
+        jw.ObjectInt("id", static_cast<int64_t>(next_node + 1));
+        if (node.parent != 0) jw.ObjectInt("parent", node.parent);
+        jw.ObjectBeginObject("callFrame");
+        jw.ObjectString("functionName", node.function);
+        jw.ObjectString("url", node.url);
+        jw.ObjectInt("scriptId", 0);
+        jw.ObjectInt("lineNumber", node.line);
+        jw.ObjectInt("columnNumber", -1);
+        jw.End();
+        jw.End();
+      }
+      jw.End();
+      jw.ObjectBeginArray("samples");
+      for (size_t i = first; i < last; ++i) jw.ArrayInt(profile.samples[i]);
+      jw.End();
+      jw.End();
+      jw.ObjectBeginArray("timeDeltas");
+      for (size_t i = first; i < last; ++i) {
+        const int64_t us = micros(profile.times_ns[i]);
+        jw.ArrayInt(us - previous_us);
+        previous_us = us;
+      }
+      jw.End();
+      jw.End();
+      jw.End();
+      jw.End();
+    }
+  }
 }
 
 }  // namespace

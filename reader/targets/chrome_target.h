@@ -23,6 +23,14 @@
 //     "process", args argv, class, hook, cd, use_shell, child_id, pid, code (or ready);
 //     a flow ("s" on the child slice, "f" with "bp":"e" on the child process's first event)
 //     links the child slice to the child process, matched by parent sid and pid;
+//   * CPU samples (TRACEWIRE_CPU_PROFILE): per sampled thread, at the end of the output, a
+//     "Profile" event (ph "P", cat disabled-by-default-v8.cpu_profiler, id per thread, ts
+//     and args.data.startTime the first sample's time in whole microseconds) and
+//     "ProfileChunk" events of at most 10000 samples each: args.data.cpuProfile.nodes (the
+//     call tree: id, parent, callFrame functionName, url = source file, lineNumber
+//     0-based, scriptId 0, columnNumber -1; node 1 is "(root)"), .samples (leaf node ids)
+//     and args.data.timeDeltas (microseconds since the previous sample). Each sample
+//     counts once (its weight is not shown); cpu_samples_lost is an instant with the count;
 //   * data, data_json, printf: thread-scope instant events ("s":"t") with the value in args;
 //     errors: process-scope instants ("s":"p"); timers and counters: C events; every other
 //     Trace2 event: a thread-scope instant named after the event (cat "process" for

@@ -3,6 +3,7 @@
 #include "absl/strings/str_format.h"
 #include "reader/targets/chrome_target.h"
 #include "reader/targets/event_target.h"
+#include "reader/targets/folded_target.h"
 #include "reader/targets/normal_target.h"
 #include "reader/targets/otlp_target.h"
 #include "reader/targets/perf_target.h"
@@ -29,8 +30,9 @@ absl::StatusOr<std::unique_ptr<Formatter>> MakeFormatter(absl::string_view name,
   if (name == "chrome") return MakeChromeFormatter(options);
   if (name == "otlp") return MakeOtlpFormatter(options);
   if (name == "perfetto") return MakePerfettoFormatter(options);
+  if (name == "folded") return MakeFoldedFormatter(options);
   return absl::InvalidArgumentError(absl::StrFormat(
-      "unknown output format '%s' (event, perf, normal, chrome, otlp, perfetto)", name));
+      "unknown output format '%s' (event, perf, normal, chrome, otlp, perfetto, folded)", name));
 }
 
 }  // namespace tracewire::targets

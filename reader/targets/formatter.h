@@ -33,6 +33,8 @@ struct FormatterOptions {
   // git_exact they get those positions too; otherwise they carry the call site recorded
   // with them, if any, and no file:line when there is none.
   bool git_exact = false;
+  // FOLDED: start each stack with the regions open on its thread ("region:cat/label").
+  bool folded_regions = false;
 };
 
 // The EVENT format versions ("evt") the EVENT formatter writes.
@@ -52,8 +54,8 @@ class Formatter {
   virtual bool context_free() const { return false; }
 };
 
-// The formatter named `name` ("event", "perf", "normal", "chrome", "otlp", "perfetto"), or
-// InvalidArgument for an unknown name or invalid options.
+// The formatter named `name` ("event", "perf", "normal", "chrome", "otlp", "perfetto",
+// "folded"), or InvalidArgument for an unknown name or invalid options.
 absl::StatusOr<std::unique_ptr<Formatter>> MakeFormatter(absl::string_view name,
                                                          const FormatterOptions& options);
 

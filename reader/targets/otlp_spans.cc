@@ -552,6 +552,9 @@ void SpanBuilder::OnEvent(const Event& e, const reader::EventTracks& at) {
       if (++p.gauge_points >= kMaxGaugePoints) WriteMetrics(p);
       break;
     }
+    case EventKind::kCpuSample:
+      ++p.cpu_samples;  // the process span's tracewire.cpu_samples
+      break;
     default:
       break;  // printf, cmd_path, too_many_files, experimental: no span data
   }
@@ -590,6 +593,9 @@ void SpanBuilder::ProcessAttributes(Process& p) {
     attrs.push_back(Int("process.pid", *pid));
   }
   if (p.exit_code.has_value()) attrs.push_back(Int("process.exit.code", *p.exit_code));
+  if (p.cpu_samples != 0) {
+    attrs.push_back(Int("tracewire.cpu_samples", static_cast<int64_t>(p.cpu_samples)));
+  }
   if (!p.argv.empty()) attrs.emplace_back("trace2.cmd.argv", JsonList(p.argv));
   if (!p.ancestry.empty()) attrs.emplace_back("trace2.cmd.ancestry", JsonList(p.ancestry));
   if (!p.alias_key.empty()) {

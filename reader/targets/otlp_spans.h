@@ -143,6 +143,7 @@ struct Process {
   std::map<uint64_t, Span*> tasks;         // open task spans, by task ID
   std::map<uint32_t, GaugeSeries> gauges;  // by the track model's gauge index
   size_t gauge_points = 0;                 // points held in `gauges`
+  uint64_t cpu_samples = 0;  // CPU samples of the process (not spans: only counted)
 };
 
 // The process span's name, "<exe>:<verb>#<mode>" (trace2receiver's), with its parts:

@@ -1,8 +1,8 @@
 // The formatter flags' table (tools/commands/formatter_flags.h) says which formats each of
-// --brief, --git_exact, --nesting, --evt and --stacks applies to. Checked here against the
-// formatters themselves: on traces that exercise every option, setting the option changes
-// a format's output exactly when the table says it applies. And CheckFormatterFlagsApply
-// turns the table into usage errors that name the flag and the format.
+// --brief, --git_exact, --nesting, --evt, --stacks and --regions applies to. Checked here against
+// the formatters themselves: on traces that exercise every option, setting the option changes a
+// format's output exactly when the table says it applies. And CheckFormatterFlagsApply turns the
+// table into usage errors that name the flag and the format.
 #include "tools/commands/formatter_flags.h"
 
 #include <sys/stat.h>
@@ -31,12 +31,13 @@ using cli_test::Tracewire;
 
 // Traces that every option changes something in, when its format reads it: git's EVENT
 // stream imported (regions nested 4 deep), the demo (atexit and timers with no call site,
-// so --git_exact shows git's own), testtool's stacks (events with a stack).
+// so --git_exact shows git's own), testtool's stacks (events with a stack), a CPU-profiled
+// workload (samples inside regions).
 const std::vector<std::string>& Traces() {
   static const std::vector<std::string>* traces = [] {
     const std::string dir = NewTempDir("formatter_flags");
-    auto* paths =
-        new std::vector<std::string>{dir + "/git.twr", dir + "/demo", dir + "/stacks.twr"};
+    auto* paths = new std::vector<std::string>{dir + "/git.twr", dir + "/demo", dir + "/stacks.twr",
+                                               dir + "/cpu.twr"};
     EXPECT_EQ(RunCommand({Tracewire(), "import", "--from=trace2-event",
                           Runfile("tests/cli/testdata/git_event_stream.json"), "-o", (*paths)[0]})
                   .exit_code,
@@ -50,6 +51,10 @@ const std::vector<std::string>& Traces() {
                    {.env = {{"TRACEWIRE", (*paths)[2]}, {"TRACEWIRE_STACKS", "region_enter"}}})
             .exit_code,
         0);
+    EXPECT_EQ(RunCommand({Runfile("tests/viewers/cpu_workload"), "0.05"},
+                         {.env = {{"TRACEWIRE", (*paths)[3]}, {"TRACEWIRE_CPU_PROFILE", "250"}}})
+                  .exit_code,
+              0);
     return paths;
   }();
   return *traces;
@@ -85,6 +90,7 @@ targets::FormatterOptions WithOption(absl::string_view name) {
   if (name == "nesting") options.event_nesting = 100;
   if (name == "evt") options.event_version = 3;
   if (name == "stacks") options.event_stacks = true;
+  if (name == "regions") options.folded_regions = true;
   return options;
 }
 

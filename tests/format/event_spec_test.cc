@@ -260,10 +260,12 @@ TEST(EventSpecTest, WireNumbersAreStable) {
   EXPECT_EQ(static_cast<int>(EventType::kVersion), 16);
   EXPECT_EQ(static_cast<int>(EventType::kStackRef), 49);
   EXPECT_EQ(static_cast<int>(EventType::kExpMark), 128);
-  EXPECT_EQ(static_cast<int>(EventType::kModule), 14);  // format version 2
-  EXPECT_EQ(static_cast<int>(EventType::kTaskBegin), 50);  // format version 3
-  EXPECT_EQ(static_cast<int>(EventType::kTaskAdopted), 56);
-  EXPECT_EQ(AllSpecs().size(), 56u);
+  EXPECT_EQ(static_cast<int>(EventType::kModule), 14);          // format version 2
+  EXPECT_EQ(static_cast<int>(EventType::kTaskBegin), 50);       // format version 3
+  EXPECT_EQ(static_cast<int>(EventType::kTaskAdopted), 56);     // format version 3
+  EXPECT_EQ(static_cast<int>(EventType::kCpuSample), 60);       // format version 3
+  EXPECT_EQ(static_cast<int>(EventType::kCpuSamplesLost), 61);  // format version 3
+  EXPECT_EQ(AllSpecs().size(), 58u);
   const EventSpec* enter = LookupSpec(EventType::kRegionEnter);
   ASSERT_EQ(enter->num_args, 3);
   EXPECT_EQ(enter->args[1].name, "site");

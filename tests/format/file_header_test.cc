@@ -24,6 +24,12 @@ TEST(FileHeaderTest, VersionOneIsStillRead) {
   EXPECT_EQ(*version, 1u);
 }
 
+TEST(FileHeaderTest, VersionTwoIsStillRead) {
+  absl::StatusOr<uint32_t> version = ParseFileHeader(EncodeFileHeader(2));
+  ASSERT_TRUE(version.ok()) << version.status();
+  EXPECT_EQ(*version, 2u);
+}
+
 TEST(FileHeaderTest, RoundTrip) {
   const std::string header = EncodeFileHeader(kFormatVersion);
   absl::StatusOr<uint32_t> version = ParseFileHeader(header);

@@ -61,8 +61,8 @@ TEST(RawDecoderTest, ErrorsNameTheOffsetAndTheReason) {
   const ErrorCase cases[] = {
       {"unknown type at top level", Scope::kFrame, end_of_generation + Bytes({200, 0x00}), 16, 1,
        absl::StatusCode::kDataLoss, 18, 18, "unknown event type 200 in the top level"},
-      {"unknown type in an event body", Scope::kEventBody, region_enter + Bytes({60, 0x01}), 100, 1,
-       absl::StatusCode::kDataLoss, 104, 104, "unknown event type 60 in the event batch body"},
+      {"unknown type in an event body", Scope::kEventBody, region_enter + Bytes({100, 0x01}), 100, 1,
+       absl::StatusCode::kDataLoss, 104, 104, "unknown event type 100 in the event batch body"},
       {"type 0", Scope::kStringBody, Bytes({0x00}), 7, 0, absl::StatusCode::kDataLoss, 7, 7,
        "unknown event type 0 in the string batch body"},
       {"unknown experimental type at top level", Scope::kFrame, Bytes({128, 0x01, 0x00}), 0, 0,

@@ -8,10 +8,13 @@
 # SHA-1) are left in place; remove them by hand if the format change made them useless.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-bazel build //examples/demo //tests/testtool //tools:tracewire >&2
+bazel build //examples/demo //examples/threadpool //tests/bench:cpu_profile_bench //tests/testtool \
+  //tools:tracewire >&2
 bin=$(bazel info bazel-bin 2>/dev/null)
 demo=$bin/examples/demo/demo
 testtool=$bin/tests/testtool/testtool
+threadpool=$bin/examples/threadpool/threadpool
+cpu_workload=$bin/tests/bench/cpu_profile_bench
 tracewire=$bin/tools/tracewire
 
 corpus=tests/fuzz/corpus
@@ -62,6 +65,12 @@ run_traced testtool-100timer -- "$testtool" trace2 100timer 3 1
 run_traced testtool-101timer TRACEWIRE_GENERATION_MS=1 -- "$testtool" trace2 101timer 2 1 3
 run_traced testtool-200counter -- "$testtool" trace2 200counter 1 2 3
 run_traced testtool-201counter -- "$testtool" trace2 201counter 5 7 2
+
+# Tasks that cross threads, gauges and their re-statement at tiny generations; CPU samples
+# (with their stacks) inside nested regions.
+run_traced threadpool-tasks TRACEWIRE_GENERATION_MS=1 -- "$threadpool" 40
+run_traced cpu-profile TRACEWIRE_GENERATION_MS=10 TRACEWIRE_CPU_PROFILE=1000 -- \
+  "$cpu_workload" --workload 1000
 
 # Damaged traces for the salvage paths: a cut inside a generation, a shared file where a
 # writer stopped inside a generation and complete ones follow.

@@ -163,6 +163,12 @@ TEST(EventTest, DebugStringOfEveryKind) {
       "gauge gen=2 sid=SID d0 thread=main time=2023-11-14T22:13:20.000000Z file=f.c:7 repo=1 "
       "t_abs=0.250000 t_rel=0.125000 nesting=1 cat=cat label=lab msg=\"message\" value=-5 "
       "unit=\"items\"",
+      "cpu_sample gen=2 sid=SID d0 thread=main time=2023-11-14T22:13:20.000000Z file=f.c:7 "
+      "repo=1 t_abs=0.250000 t_rel=0.125000 nesting=1 cat=cat label=lab msg=\"message\" "
+      "weight=17",
+      "cpu_samples_lost gen=2 sid=SID d0 thread=main time=2023-11-14T22:13:20.000000Z file=f.c:7 "
+      "repo=1 t_abs=0.250000 t_rel=0.125000 nesting=1 cat=cat label=lab msg=\"message\" "
+      "count=17",
       "experimental gen=2 sid=SID d0 thread=main time=2023-11-14T22:13:20.000000Z file=f.c:7 "
       "repo=1 t_abs=0.250000 t_rel=0.125000 nesting=1 cat=cat label=lab msg=\"message\" type=128 "
       "bytes=4"};

@@ -12,8 +12,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "gtest/gtest.h"
 #include "format/event_spec.h"
+#include "gtest/gtest.h"
 #include "reader/byte_source.h"
 #include "reader/event.h"
 #include "tests/reader/trace_builder.h"
@@ -334,11 +334,16 @@ TEST(EventKindTest, EveryKindNameRoundTripsThroughTheEventTable) {
     const absl::string_view name = EventKindName(kind);
     SCOPED_TRACE(std::string(name));
     ASSERT_FALSE(name.empty());
-    const format::EventSpec* spec = format::LookupTrace2Event(name);
+    // Trace2 kinds are named by their Trace2 event, the others by their row.
+    const format::EventSpec* spec =
+        IsTrace2Kind(kind) ? format::LookupTrace2Event(name) : format::LookupSpecByName(name);
     ASSERT_NE(spec, nullptr);
+    EXPECT_EQ(spec->trace2_event.empty(), !IsTrace2Kind(kind));
     EXPECT_EQ(EventKindOfType(static_cast<uint8_t>(spec->type)), kind);
     EXPECT_EQ(EventKindByName(name), kind);
   }
+  EXPECT_EQ(EventKindName(EventKind::kCpuSample), "cpu_sample");
+  EXPECT_EQ(EventKindName(EventKind::kCpuSamplesLost), "cpu_samples_lost");
   EXPECT_EQ(EventKindName(EventKind::kExperimental), "experimental");
   EXPECT_EQ(EventKindOfType(static_cast<uint8_t>(format::EventType::kDataInt)), EventKind::kData);
   EXPECT_EQ(EventKindOfType(static_cast<uint8_t>(format::EventType::kStackRef)),

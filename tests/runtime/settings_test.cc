@@ -75,7 +75,8 @@ TEST(SettingsFileTest, OnlyTheDocumentedNamesAreAccepted) {
   for (const char* name : {"TRACEWIRE", "TRACEWIRE_APP_VERSION", "TRACEWIRE_GENERATION_MS",
                            "TRACEWIRE_GENERATION_BYTES", "TRACEWIRE_COMPRESS", "TRACEWIRE_REDACT",
                            "TRACEWIRE_STACKS", "TRACEWIRE_MAX_FILES", "TRACEWIRE_DST_DEBUG",
-                           "TRACEWIRE_CONFIG_PARAMS", "TRACEWIRE_ENV_VARS", "TRACEWIRE_ANCESTRY"}) {
+                           "TRACEWIRE_CONFIG_PARAMS", "TRACEWIRE_ENV_VARS", "TRACEWIRE_ANCESTRY",
+                           "TRACEWIRE_CPU_PROFILE"}) {
     EXPECT_TRUE(runtime::IsFileSettingName(name)) << name;
   }
   for (const char* name : {"TRACEWIRE_PARENT_SID", "TRACEWIRE_PARENT_NAME", "TRACEWIRE_CLOCK",

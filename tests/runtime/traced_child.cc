@@ -45,6 +45,7 @@ std::map<std::string, std::string> ChildEnv(const std::map<std::string, std::str
                            "TRACEWIRE_FLIGHT_RECORDER",
                            "TRACEWIRE_FLIGHT_SIGNAL",
                            "TRACEWIRE_FLIGHT_ON_ERROR",
+                           "TRACEWIRE_CPU_PROFILE",
                            "TRACEWIRE_CLOCK",
                            "TRACEWIRE_TERMINAL_WARNED"}) {
     env[name] = "";

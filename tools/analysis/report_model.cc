@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "reader/sid_parts.h"
+#include "reader/targets/folded_target.h"
 
 namespace tracewire::tools {
 namespace {
@@ -58,6 +59,22 @@ class ReportModel::Listener : public reader::TrackListener {
     process->pid = reader::PidFromSidComponent(reader::SidLastComponent(track.sid)).value_or(0);
     process->stats = std::make_unique<TraceStats>();
     m_->processes_.push_back(std::move(process));
+  }
+
+  void OnSample(const Event& e, const reader::SampleContext& at) {
+    std::vector<std::string> frames;
+    frames.reserve(e.stack.size());
+    for (size_t i = e.stack.size(); i-- > 0;)
+      frames.push_back(targets::FoldedFrameName(e.stack[i]));
+    m_->processes_[at.process]->flame.Add(frames, e.count);
+    // Once per region name, even when regions of one name nest.
+    std::vector<uint32_t> names;
+    for (const reader::Slice& region : at.regions) {
+      const uint32_t name = m_->open_regions_[region.slot].name;
+      if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+      names.push_back(name);
+      m_->region_flames_[name].Add(frames, e.count);
+    }
   }
 
   void OnSliceBegin(const reader::Slice& slice, const Event& e) {

@@ -33,6 +33,18 @@ struct ReportMark {
   std::string text;
 };
 
+// The CPU samples of a process or a region, for a flame graph: each distinct stack (frames
+// outermost first, named as folded stacks name them) with its summed sample weight.
+struct FlameGraph {
+  std::map<std::vector<std::string>, uint64_t> stacks;
+  uint64_t total = 0;
+  // Adds a sample of `weight` whose stack is `frames` (outermost first).
+  void Add(const std::vector<std::string>& frames, uint64_t weight) {
+    stacks[frames] += weight;
+    total += weight;
+  }
+};
+
 struct ReportThread {
   std::string name;
   // Finished regions by depth (0 = outermost), each row in time order.
@@ -67,6 +79,7 @@ struct ReportProcess {
   uint64_t events = 0;
   uint64_t regions = 0;
   std::unique_ptr<TraceStats> stats;  // region times of this process
+  FlameGraph flame;                   // its CPU samples
 
   // "<exe> <command>", or the sid's last component if neither is known.
   std::string DisplayName() const;
@@ -86,6 +99,14 @@ class ReportModel {
   const std::vector<std::string>& names() const { return names_; }
   // Region times over the whole trace.
   const TraceStats& stats() const { return stats_; }
+  // The CPU samples taken inside the regions named `name` ("category/label"), over the
+  // whole trace; nullptr if none.
+  const FlameGraph* RegionFlame(const std::string& name) const {
+    auto it = name_ids_.find(name);
+    if (it == name_ids_.end()) return nullptr;
+    auto flame = region_flames_.find(it->second);
+    return flame == region_flames_.end() ? nullptr : &flame->second;
+  }
   uint64_t events() const { return events_; }
   // The UTC time of the first event (the zero of every time in the model).
   absl::Time start() const { return start_; }
@@ -114,6 +135,7 @@ class ReportModel {
   std::vector<ReportThread*> threads_;    // by the model's thread index
   int64_t now_ns_ = 0;                    // time of the event being added
   TraceStats stats_;
+  std::map<uint32_t, FlameGraph> region_flames_;  // by region name id
   uint64_t events_ = 0;
   bool have_start_ = false;
   absl::Time start_;

@@ -9,6 +9,7 @@
 #include "absl/time/time.h"
 #include "format/constants.h"
 #include "tools/analysis/export_size.h"
+#include "reader/targets/folded_target.h"
 
 namespace tracewire::tools {
 
@@ -57,6 +58,26 @@ class TraceStats::RegionListener : public reader::TrackListener {
       return;
     }
     stats_->RegionLeft(slice, Nanoseconds(end.event->t_rel));
+  }
+  void OnSample(const Event& e, const reader::SampleContext& at) {
+    SampleFunctions sample;
+    sample.weight = e.count;
+    for (size_t i = 0; i < e.stack.size(); ++i) {
+      const size_t index = stats_->FunctionIndex(targets::FoldedFrameName(e.stack[i]));
+      if (i == 0) sample.self = index;
+      if (std::find(sample.in_stack.begin(), sample.in_stack.end(), index) ==
+          sample.in_stack.end()) {
+        sample.in_stack.push_back(index);
+      }
+    }
+    stats_->AddSample(sample, at.regions);
+    // In a partial run, regions open before the run (the reader's nesting counts them) get
+    // the sample when the run is merged.
+    if (stats_->partial_ && static_cast<size_t>(e.nesting - 1) > at.regions.size()) {
+      stats_->pending_samples_.push_back(std::move(sample));
+      stats_->AddOp(at.thread, StackOp{StackOp::kSample,
+                                       static_cast<int64_t>(stats_->pending_samples_.size() - 1)});
+    }
   }
   void OnEvent(const Event& e, const reader::EventTracks& at) {
     if (!stats_->partial_) return;
@@ -122,7 +143,8 @@ void TraceStats::AddEvent(const Event& e) {
   }
   ++threads_[last_thread_].second;
 
-  if (!e.stack.empty()) {
+  if (e.kind == EventKind::kCpuSamplesLost) samples_lost_ += e.count;
+  if (!e.stack.empty() && e.kind != EventKind::kCpuSample) {
     std::vector<std::string> frames;
     std::string key;
     for (const reader::SymbolFrame& frame : e.stack) {
@@ -172,6 +194,30 @@ void TraceStats::Merge(const TraceStats& run) {
     auto [it, inserted] = stack_counts_.try_emplace(key, stack.first, 0);
     it->second.second += stack.second;
   }
+  // The CPU profile: the run's function indices mapped to ours.
+  samples_lost_ += run.samples_lost_;
+  std::vector<size_t> function_map;
+  function_map.reserve(run.functions_.size());
+  for (const std::string& function : run.functions_)
+    function_map.push_back(FunctionIndex(function));
+  auto merge_weights = [&](Weights& into, const Weights& from) {
+    into.samples += from.samples;
+    for (size_t i = 0; i < from.self.size(); ++i) {
+      const size_t f = function_map[i];
+      if (into.self.size() <= f) {
+        into.self.resize(f + 1);
+        into.total.resize(f + 1);
+      }
+      into.self[f] += from.self[i];
+      into.total[f] += from.total[i];
+    }
+  };
+  merge_weights(all_weights_, run.all_weights_);
+  for (size_t r = 0; r < run.region_weights_.size(); ++r) {
+    const size_t index = region_map[r];
+    if (region_weights_.size() <= index) region_weights_.resize(index + 1);
+    merge_weights(region_weights_[index], run.region_weights_[r]);
+  }
   // The threads' regions are independent, so their order does not matter.
   reader::TrackListener ignore;
   for (uint32_t run_thread = 0; run_thread < run.tracks_.threads().size(); ++run_thread) {
@@ -196,6 +242,18 @@ void TraceStats::Merge(const TraceStats& run) {
         case StackOp::kUnwind:
           tracks_.EndThreadRegions(thread, absl::Time(), ignore);
           break;
+        case StackOp::kSample: {
+          // Only the regions open before the run are open here: the run counted its own.
+          SampleFunctions sample = run.pending_samples_[op.ns];
+          sample.self = function_map[sample.self];
+          for (size_t& f : sample.in_stack) f = function_map[f];
+          for (const reader::Slice& region : tracks_.OpenRegions(thread)) {
+            const size_t index = open_[region.slot].region;
+            if (region_weights_.size() <= index) region_weights_.resize(index + 1);
+            Count(region_weights_[index], sample);
+          }
+          break;
+        }
       }
     }
     for (const reader::Slice& run_region : run_open) {
@@ -205,6 +263,63 @@ void TraceStats::Merge(const TraceStats& run) {
       Open(region.slot) = OpenRegion{region_map[data.region], data.child_ns};
     }
   }
+}
+
+size_t TraceStats::FunctionIndex(const std::string& name) {
+  auto [it, inserted] = function_index_.try_emplace(name, functions_.size());
+  if (inserted) functions_.push_back(name);
+  return it->second;
+}
+
+void TraceStats::Count(Weights& weights, const SampleFunctions& sample) {
+  weights.samples += sample.weight;
+  size_t needed = sample.self + 1;
+  for (size_t f : sample.in_stack) needed = std::max(needed, f + 1);
+  if (weights.self.size() < needed) {
+    weights.self.resize(needed);
+    weights.total.resize(needed);
+  }
+  weights.self[sample.self] += sample.weight;
+  for (size_t f : sample.in_stack) weights.total[f] += sample.weight;
+}
+
+void TraceStats::AddSample(const SampleFunctions& sample, absl::Span<const reader::Slice> regions) {
+  Count(all_weights_, sample);
+  for (const reader::Slice& region : regions) {
+    const size_t index = open_[region.slot].region;
+    if (region_weights_.size() <= index) region_weights_.resize(index + 1);
+    Count(region_weights_[index], sample);
+  }
+}
+
+uint64_t TraceStats::SampleWeight(std::optional<std::string> region) const {
+  if (!region.has_value()) return all_weights_.samples;
+  auto it = region_index_.find(*region);
+  if (it == region_index_.end() || it->second >= region_weights_.size()) return 0;
+  return region_weights_[it->second].samples;
+}
+
+std::vector<FunctionWeight> TraceStats::TopFunctions(size_t top, bool by_self,
+                                                     std::optional<std::string> region) const {
+  const Weights* weights = &all_weights_;
+  if (region.has_value()) {
+    auto it = region_index_.find(*region);
+    if (it == region_index_.end() || it->second >= region_weights_.size()) return {};
+    weights = &region_weights_[it->second];
+  }
+  std::vector<FunctionWeight> sorted;
+  for (size_t f = 0; f < weights->self.size(); ++f) {
+    if (weights->total[f] == 0) continue;
+    sorted.push_back(FunctionWeight{functions_[f], weights->self[f], weights->total[f]});
+  }
+  std::sort(sorted.begin(), sorted.end(),
+            [by_self](const FunctionWeight& a, const FunctionWeight& b) {
+              const uint64_t x = by_self ? a.self : a.total;
+              const uint64_t y = by_self ? b.self : b.total;
+              return x != y ? x > y : a.name < b.name;
+            });
+  if (sorted.size() > top) sorted.resize(top);
+  return sorted;
 }
 
 size_t TraceStats::bytes() const {
@@ -254,6 +369,39 @@ std::vector<std::pair<std::vector<std::string>, uint64_t>> TraceStats::TopStacks
   });
   if (sorted.size() > top) sorted.resize(top);
   return sorted;
+}
+
+void TraceStats::RenderProfile(size_t top, std::string* out) const {
+  const uint64_t all = all_weights_.samples;
+  absl::StrAppendFormat(out, "\nCPU samples: weight %d", all);
+  if (samples_lost_ != 0)
+    absl::StrAppendFormat(out, ", %d lost (a thread's buffer was full)", samples_lost_);
+  *out += "\n";
+  if (all == 0) {
+    *out += "  (no samples: record some with TRACEWIRE_CPU_PROFILE)\n";
+    return;
+  }
+  auto percent = [](uint64_t part, uint64_t whole) { return 100.0 * part / whole; };
+  for (const bool by_self : {true, false}) {
+    absl::StrAppendFormat(out, "\ntop functions by %s samples:\n", by_self ? "self" : "total");
+    absl::StrAppendFormat(out, "  %7s %7s  %s\n", "self%", "total%", "function");
+    for (const FunctionWeight& f : TopFunctions(top, by_self)) {
+      absl::StrAppendFormat(out, "  %6.1f%% %6.1f%%  %s\n", percent(f.self, all),
+                            percent(f.total, all), f.name);
+    }
+  }
+  // Inside the top regions by total time: where their samples' time went.
+  for (const RegionTime& region : TopRegions(top, /*by_self=*/false)) {
+    const uint64_t weight = SampleWeight(region.name);
+    if (weight == 0) continue;
+    const std::vector<FunctionWeight> functions = TopFunctions(5, /*by_self=*/true, region.name);
+    absl::StrAppendFormat(out, "\ninside %s (%d samples' weight): ", region.name, weight);
+    for (size_t i = 0; i < functions.size() && functions[i].self > 0; ++i) {
+      absl::StrAppendFormat(out, "%s%.0f %% in %s", i == 0 ? "" : ", ",
+                            percent(functions[i].self, weight), functions[i].name);
+    }
+    *out += "\n";
+  }
 }
 
 std::string TraceStats::Render(const std::string& name, size_t top) const {
@@ -320,6 +468,7 @@ std::string TraceStats::Render(const std::string& name, size_t top) const {
     }
   }
   out += task_stats_.Render(top);
+  RenderProfile(top, &out);
   out += "\ntop stacks (events recorded with each; innermost frame first):\n";
   const auto stacks = TopStacks(top);
   if (stacks.empty()) out += "  (no stacks: record some with TRACEWIRE_STACKS)\n";

@@ -1,5 +1,7 @@
 // TraceStats: statistics of a trace for `tracewire stats`: events by kind and by thread,
-// regions by total and self time, generations, bytes per event and the compression ratio.
+// regions by total and self time, generations, bytes per event and the compression ratio,
+// and the CPU profile's functions by self and total sample weight, for the whole trace and
+// inside each region (a sample counts in every region open on its thread).
 //
 // A TraceStats can also hold the statistics of a run of events read on its own (a
 // "partial", e.g. one generation decoded by a parallel worker): regions left in the run
@@ -33,6 +35,14 @@ struct RegionTime {
   int64_t self_ns = 0;   // total minus the time spent in directly nested regions
 };
 
+// Sample weight of one function: where it was the innermost frame (self), and where it was
+// anywhere in the stack (total, once per sample).
+struct FunctionWeight {
+  std::string name;
+  uint64_t self = 0;
+  uint64_t total = 0;
+};
+
 // Accumulates the statistics of one trace, event by event and generation by generation.
 class TraceStats {
  public:
@@ -64,12 +74,23 @@ class TraceStats {
   }
   // Regions sorted by total (or self) time, longest first; at most `top`.
   std::vector<RegionTime> TopRegions(size_t top, bool by_self) const;
+  // The CPU profile: the summed weight of its samples (all, and of those in region
+  // `region`, "category/label"), and the functions by self (or total) weight, most first;
+  // at most `top`. Without `region`: the whole trace.
+  uint64_t SampleWeight(std::optional<std::string> region = std::nullopt) const;
+  std::vector<FunctionWeight> TopFunctions(size_t top, bool by_self,
+                                           std::optional<std::string> region = std::nullopt) const;
+  uint64_t samples_lost() const { return samples_lost_; }
+
   // Stacks (their frames as FrameText lines, innermost first) with the number of events
-  // recorded with each, most first; at most `top`.
+  // recorded with each (CPU samples apart), most first; at most `top`.
   std::vector<std::pair<std::vector<std::string>, uint64_t>> TopStacks(size_t top) const;
 
   // The report `tracewire stats` prints.
   std::string Render(const std::string& name, size_t top) const;
+  // Its CPU-profile part: the sample weight, the top functions, and the functions inside
+  // each of the top regions.
+  void RenderProfile(size_t top, std::string* out) const;
 
   // The tasks and gauges.
   const TaskStats& task_stats() const { return task_stats_; }
@@ -88,8 +109,22 @@ class TraceStats {
   };
   // What a partial run did to the regions open before it, in order.
   struct StackOp {
-    enum Kind : uint8_t { kLeave, kChildTime, kUnwind } kind;
-    int64_t ns = 0;  // kLeave: the region's duration; kChildTime: time to add to its parent
+    enum Kind : uint8_t { kLeave, kChildTime, kUnwind, kSample } kind;
+    // kLeave: the region's duration; kChildTime: time to add to its parent; kSample: the
+    // index of the sample in samples_ (to count in the regions open before the run).
+    int64_t ns = 0;
+  };
+  // One CPU sample's functions, kept by a partial run for the regions open before it.
+  struct SampleFunctions {
+    size_t self = 0;               // index in functions_ of the innermost frame
+    std::vector<size_t> in_stack;  // indices of the distinct functions of the stack
+    uint64_t weight = 0;
+  };
+  // A function table: weights by index in functions_ (names are shared).
+  struct Weights {
+    uint64_t samples = 0;  // summed weight of the samples counted
+    std::vector<uint64_t> self;
+    std::vector<uint64_t> total;
   };
 
   // A region of thread `thread` left after `ns` (on a replay): the innermost open one,
@@ -104,6 +139,10 @@ class TraceStats {
     return open_[slot];
   }
   size_t RegionIndex(absl::string_view name);
+  size_t FunctionIndex(const std::string& name);
+  // Counts a CPU sample in the whole-trace table and in the tables of `regions` (slots).
+  void AddSample(const SampleFunctions& sample, absl::Span<const reader::Slice> regions);
+  static void Count(Weights& weights, const SampleFunctions& sample);
 
   bool partial_;
   uint64_t bytes_ = 0;
@@ -125,6 +164,14 @@ class TraceStats {
   std::vector<std::vector<StackOp>> ops_;  // by the model's thread index
   // Events per stack (by the joined frame texts) and the frames of each stack.
   absl::flat_hash_map<std::string, std::pair<std::vector<std::string>, uint64_t>> stack_counts_;
+  // The CPU profile: function names, the whole trace's weights, each region's (by index in
+  // regions_), and (partial) the samples to count in regions open before the run.
+  std::vector<std::string> functions_;
+  absl::flat_hash_map<std::string, size_t> function_index_;
+  Weights all_weights_;
+  std::vector<Weights> region_weights_;
+  std::vector<SampleFunctions> pending_samples_;
+  uint64_t samples_lost_ = 0;
   uint32_t header_flags_ = 0;
   std::optional<absl::Time> first_time_;  // of the earliest and latest events
   std::optional<absl::Time> last_time_;

@@ -23,26 +23,30 @@ namespace {
 
 // The help of `tracewire decode`.
 constexpr char kHelp[] =
-    "usage: tracewire decode [--format=event|perf|normal|chrome|otlp|perfetto] [--brief]\n"
-    "                        [--git_exact] [--nesting=N] [--evt=1|2|3|4] [--stacks]\n"
-    "                        [--salvage] [--follow] [--since=TIME] [--until=TIME]\n"
-    "                        [--sid=PATTERN] [--pid=N] [--jobs=N] FILE|DIR|- [-o OUT]\n"
+    "usage: tracewire decode [--format=event|perf|normal|chrome|otlp|perfetto|folded]\n"
+    "                        [--brief] [--git_exact] [--nesting=N] [--evt=1|2|3|4]\n"
+    "                        [--stacks] [--regions] [--salvage] [--follow]\n"
+    "                        [--since=TIME] [--until=TIME] [--sid=PATTERN] [--pid=N]\n"
+    "                        [--jobs=N] FILE|DIR|- [-o OUT]\n"
     "       tracewire decode [--format=otlp] --otlp-endpoint=URL [--otlp-header=NAME=VALUE]...\n"
     "                        [--otlp-timeout=D] [--otlp-retry-time=D] FILE|DIR|- [-o OUT]\n"
     "\n"
     "Decodes a trace into one of git's Trace2 formats: EVENT (JSON lines), PERF\n"
     "(columns) or NORMAL (plain text), or exports it as Chrome Trace Event JSON,\n"
-    "OTLP/JSON or a Perfetto protobuf trace. FILE is a trace file, - reads stdin, and\n"
-    "DIR reads every trace file of a directory (one per process, as TRACEWIRE=<dir>\n"
-    "writes them) and merges their events by wall time.\n"
+    "OTLP/JSON or a Perfetto protobuf trace, or its CPU samples as folded stacks.\n"
+    "FILE is a trace file, - reads stdin, and DIR reads every trace file of a\n"
+    "directory (one per process, as TRACEWIRE=<dir> writes them) and merges their\n"
+    "events by wall time.\n"
     "\n"
-    "Flags (--brief, --git_exact, --nesting, --evt and --stacks set options of some\n"
+    "Flags (--brief, --git_exact, --nesting, --evt, --stacks and --regions set options of some\n"
     "formats only; given with another format, they are a usage error):\n"
     "  --format=F   output format: event (default), perf, normal, chrome (Chrome Trace\n"
-    "               Event JSON for Perfetto, DevTools and speedscope) or otlp\n"
-    "               (OTLP/JSON lines, one ExportTraceServiceRequest per process) or\n"
+    "               Event JSON for Perfetto, DevTools and speedscope), otlp\n"
+    "               (OTLP/JSON lines, one ExportTraceServiceRequest per process),\n"
     "               perfetto (a Perfetto protobuf trace for the Perfetto UI and its\n"
-    "               trace processor; binary: use -o)\n"
+    "               trace processor; binary: use -o) or folded (the CPU samples of\n"
+    "               TRACEWIRE_CPU_PROFILE as collapsed stacks, \"frame;frame;frame\n"
+    "               WEIGHT\", for flamegraph.pl and speedscope)\n"
     "  --follow     follow a FILE that is still being written (like tail -f): write\n"
     "               each generation's events as soon as it is complete; stop on\n"
     "               SIGINT or SIGTERM\n"
@@ -66,6 +70,8 @@ constexpr char kHelp[] =
     "               (TRACEWIRE_STACKS): each frame's pc, function, source file and\n"
     "               line, module and offset, symbolized from the modules' symbol and\n"
     "               DWARF line tables when this machine has their files (not a git key)\n"
+    "  --regions    folded: start each stack with the regions open on its thread when\n"
+    "               the sample was taken, as region:CATEGORY/LABEL frames\n"
     "  --salvage    do not stop at damage: decode every complete generation that\n"
     "               validates, skip the others, and report the loss on stderr\n"
     "  --since=TIME, --until=TIME   keep only the events from/until TIME: a\n"
@@ -149,14 +155,15 @@ int RunDecodeCommand(const Command& command, const CommandLine& line) {
 const Command& DecodeCommand() {
   static const Command* const command = new Command{
       .name = "decode",
-      .summary = "render a trace as git's Trace2 EVENT/PERF/NORMAL, Chrome JSON or OTLP",
+      .summary = "render a trace as git's Trace2 EVENT/PERF/NORMAL, Chrome JSON, OTLP or folded",
       .help = kHelp,
       .flags = {FlagOf(FLAGS_format), FlagOf(FLAGS_brief), FlagOf(FLAGS_git_exact),
                 FlagOf(FLAGS_nesting), FlagOf(FLAGS_evt), FlagOf(FLAGS_stacks),
-                FlagOf(FLAGS_salvage), FlagOf(FLAGS_follow), FlagOf(FLAGS_since),
-                FlagOf(FLAGS_until), FlagOf(FLAGS_sid), FlagOf(FLAGS_pid), FlagOf(FLAGS_o),
-                FlagOf(FLAGS_jobs), FlagOf(FLAGS_otlp_endpoint), FlagOf(FLAGS_otlp_header),
-                FlagOf(FLAGS_otlp_timeout), FlagOf(FLAGS_otlp_retry_time)},
+                FlagOf(FLAGS_regions), FlagOf(FLAGS_salvage), FlagOf(FLAGS_follow),
+                FlagOf(FLAGS_since), FlagOf(FLAGS_until), FlagOf(FLAGS_sid), FlagOf(FLAGS_pid),
+                FlagOf(FLAGS_o), FlagOf(FLAGS_jobs), FlagOf(FLAGS_otlp_endpoint),
+                FlagOf(FLAGS_otlp_header), FlagOf(FLAGS_otlp_timeout),
+                FlagOf(FLAGS_otlp_retry_time)},
       .run = RunDecodeCommand,
   };
   return *command;

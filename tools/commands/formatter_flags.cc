@@ -7,7 +7,8 @@
 #include "absl/strings/str_join.h"
 
 ABSL_FLAG(std::string, format, "event",
-          "decode: output format (event, perf, normal, chrome, otlp, perfetto); run: perf, normal, "
+          "decode: output format (event, perf, normal, chrome, otlp, perfetto, folded); run: perf, "
+          "normal, "
           "event "
           "(default perf)");
 ABSL_FLAG(bool, brief, false, "decode, run: brief mode (no time and file:line prefixes)");
@@ -17,6 +18,8 @@ ABSL_FLAG(int, nesting, 2, "decode, run: EVENT nesting limit for regions and dat
 ABSL_FLAG(int, evt, 4, "decode: EVENT format version, 1 to 4 (git's \"evt\")");
 ABSL_FLAG(bool, stacks, false,
           "decode: EVENT: add the symbolized \"stack\" of events that have one");
+ABSL_FLAG(bool, regions, false,
+          "decode: FOLDED: start each CPU sample's stack with its thread's open regions");
 
 namespace tracewire::tools {
 namespace {
@@ -30,8 +33,8 @@ std::string JoinWithAnd(absl::Span<const absl::string_view> words) {
 }  // namespace
 
 absl::Span<const absl::string_view> FormatNames() {
-  static constexpr absl::string_view kNames[] = {"event", "perf", "normal", "chrome", "otlp",
-                                                  "perfetto"};
+  static constexpr absl::string_view kNames[] = {"event", "perf",     "normal", "chrome",
+                                                 "otlp",  "perfetto", "folded"};
   return kNames;
 }
 
@@ -45,6 +48,7 @@ absl::Span<const FormatterFlag> FormatterFlags() {
       {"nesting", {"event"}},
       {"evt", {"event"}},
       {"stacks", {"event"}},
+      {"regions", {"folded"}},
   };
   return *kFlags;
 }
@@ -61,6 +65,7 @@ absl::StatusOr<targets::FormatterOptions> FormatterOptionsFromFlags() {
     return absl::InvalidArgumentError("--evt must be 1, 2, 3 or 4");
   }
   options.event_stacks = absl::GetFlag(FLAGS_stacks);
+  options.folded_regions = absl::GetFlag(FLAGS_regions);
   return options;
 }
 

@@ -1,5 +1,5 @@
 // The flags that choose the output format and set its options (targets::FormatterOptions):
-// --format, --brief, --git_exact, --nesting, --evt and --stacks, taken by `decode` (all)
+// --format, --brief, --git_exact, --nesting, --evt, --stacks and --regions, taken by `decode` (all)
 // and `run` (--format, --brief, --nesting), and which formats each option flag changes.
 // A flag given for a format it does nothing for is a usage error, so that
 // `decode --format=perf --nesting=3` does not silently ignore --nesting.
@@ -23,6 +23,7 @@ ABSL_DECLARE_FLAG(bool, git_exact);
 ABSL_DECLARE_FLAG(int, nesting);
 ABSL_DECLARE_FLAG(int, evt);
 ABSL_DECLARE_FLAG(bool, stacks);
+ABSL_DECLARE_FLAG(bool, regions);
 
 namespace tracewire::tools {
 

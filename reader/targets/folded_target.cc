@@ -1,0 +1,98 @@
+#include "reader/targets/folded_target.h"
+
+#include <map>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "reader/track_model.h"
+
+namespace tracewire::targets {
+namespace {
+
+using reader::Event;
+using reader::EventKind;
+
+// Appends `text` with the characters that would break a folded line replaced.
+void AppendClean(absl::string_view text, std::string* out) {
+  for (char c : text) out->push_back(c == ';' || c == '\n' || c == '\r' ? '_' : c);
+}
+
+absl::string_view Basename(absl::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == absl::string_view::npos ? path : path.substr(slash + 1);
+}
+
+class FoldedFormatter : public Formatter, public reader::TrackListener {
+ public:
+  explicit FoldedFormatter(bool regions) : regions_(regions) {}
+
+  void Write(const Event& e, std::string* out) override {
+    if (!regions_ && e.kind != EventKind::kCpuSample) return;  // no model needed
+    if (!regions_) {
+      AddStack({}, e);
+      return;
+    }
+    model_.Add(e, *this);
+  }
+
+  void Finish(std::string* out) override {
+    for (const auto& [stack, weight] : stacks_) absl::StrAppend(out, stack, " ", weight, "\n");
+    stacks_.clear();
+    model_ = reader::TrackModel();
+    region_names_.clear();
+  }
+
+  // TrackListener.
+  void OnSliceBegin(const reader::Slice& slice, const Event& e) {
+    if (slice.kind != reader::SliceKind::kRegion) return;
+    if (region_names_.size() <= slice.slot) region_names_.resize(slice.slot + 1);
+    std::string& name = region_names_[slice.slot];
+    name = "region:";
+    AppendClean(e.category, &name);
+    name.push_back('/');
+    AppendClean(e.label, &name);
+  }
+  void OnSample(const Event& e, const reader::SampleContext& at) { AddStack(at.regions, e); }
+
+ private:
+  void AddStack(absl::Span<const reader::Slice> regions, const Event& e) {
+    line_.clear();
+    for (const reader::Slice& region : regions) {
+      if (!line_.empty()) line_.push_back(';');
+      line_ += region_names_[region.slot];
+    }
+    for (size_t i = e.stack.size(); i-- > 0;) {
+      if (!line_.empty()) line_.push_back(';');
+      line_ += FoldedFrameName(e.stack[i]);
+    }
+    stacks_[line_] += e.count;
+  }
+
+  const bool regions_;
+  reader::TrackModel model_;
+  std::vector<std::string> region_names_;  // by slot
+  std::map<std::string, uint64_t> stacks_;
+  std::string line_;
+};
+
+}  // namespace
+
+std::string FoldedFrameName(const reader::SymbolFrame& frame) {
+  std::string name;
+  if (!frame.func.empty()) {
+    AppendClean(frame.func, &name);
+  } else if (!frame.module.empty()) {
+    AppendClean(Basename(frame.module), &name);
+    absl::StrAppendFormat(&name, "+0x%x", frame.module_offset);
+  } else {
+    absl::StrAppendFormat(&name, "0x%x", frame.pc);
+  }
+  return name;
+}
+
+std::unique_ptr<Formatter> MakeFoldedFormatter(const FormatterOptions& options) {
+  return std::make_unique<FoldedFormatter>(options.folded_regions);
+}
+
+}  // namespace tracewire::targets
