@@ -33,6 +33,9 @@ struct SequenceClock {
 struct SequenceState {
   bool started = false;
   std::map<uint64_t, std::string> names, categories, annotation_names;
+  std::map<uint64_t, std::string> functions;
+  std::map<uint64_t, std::vector<std::string>> callstacks;  // iid -> functions, outermost first
+  std::map<uint64_t, std::string> frames;                   // iid -> function
   std::optional<uint64_t> default_track;
   std::optional<uint32_t> default_clock;
   std::map<uint32_t, SequenceClock> clocks;
@@ -209,8 +212,41 @@ class Checker {
       for (const auto& e : d.debug_annotation_names()) {
         Intern(seq.annotation_names, e.iid(), e.name(), "annotation name");
       }
+      // Profiling tables: a frame names a defined function, a callstack defined frames.
+      for (const auto& e : d.function_names()) Intern(seq.functions, e.iid(), e.str(), "function");
+      for (const auto& e : d.frames()) {
+        if (e.iid() == 0 || seq.frames.contains(e.iid())) Problem("a frame iid 0 or defined twice");
+        seq.frames[e.iid()] = Lookup(seq.functions, e.function_name_id(), "function name");
+      }
+      for (const auto& e : d.callstacks()) {
+        if (e.iid() == 0 || seq.callstacks.contains(e.iid())) {
+          Problem("a callstack iid 0 or defined twice");
+        }
+        std::vector<std::string>& frames = seq.callstacks[e.iid()];
+        for (uint64_t id : e.frame_ids()) frames.push_back(Lookup(seq.frames, id, "frame"));
+      }
     }
     if (p.has_track_descriptor()) Descriptor(p.track_descriptor());
+    if (p.has_perf_sample()) {
+      const pb::PerfSample& sample = p.perf_sample();
+      uses_state = true;
+      if (!p.has_timestamp()) Problem("a CPU sample without a time");
+      auto stack = seq.callstacks.find(sample.callstack_iid());
+      if (stack == seq.callstacks.end()) {
+        Problem(absl::StrCat("callstack iid ", sample.callstack_iid(),
+                             " used before it is defined on the sequence"));
+      }
+      auto thread =
+          threads_.find({static_cast<int32_t>(sample.pid()), static_cast<int32_t>(sample.tid())});
+      if (thread == threads_.end()) {
+        Problem("a CPU sample of a thread no thread track describes");
+      } else {
+        ++out_.samples_by_thread[thread->second];
+        if (stack != seq.callstacks.end()) {
+          out_.sample_stacks[absl::StrJoin(stack->second, ";")] += 1;
+        }
+      }
+    }
     if (p.has_track_event()) {
       if (!p.has_timestamp()) Problem("a track event without a time");
       uses_state |= TrackEvent(p.track_event(), seq, ts);
@@ -243,6 +279,7 @@ class Checker {
         if (!described_.contains(d.uuid())) {
           out_.thread_tracks.push_back(absl::StrCat(info.pid, "/", info.name));
         }
+        threads_[{info.pid, d.thread().tid()}] = absl::StrCat(info.pid, "/", info.name);
       } else {
         info.kind = d.has_counter() ? TrackKind::kCounter : TrackKind::kOther;
         info.name = d.name();
@@ -375,6 +412,7 @@ class Checker {
   size_t index_ = 0;
   std::map<uint32_t, SequenceState> sequences_;
   std::map<uint64_t, TrackInfo> tracks_;
+  std::map<std::pair<int32_t, int32_t>, std::string> threads_;  // (pid, tid) -> track name
   absl::flat_hash_map<uint64_t, bool> described_;
   std::map<uint64_t, std::vector<EventRecord>> events_;  // by track, in file order
   std::map<uint64_t, std::vector<int64_t>> flow_starts_, flow_ends_;

@@ -19,6 +19,9 @@
 //     described track; counter values only on counter tracks, slices never there;
 //   * per track, in time order (ties in file order), every SLICE_END ends an open
 //     SLICE_BEGIN, and no slice is left open;
+//   * CPU samples (PerfSample): the callstack iid is defined on the sequence before use, as
+//     are the frames a callstack names and the function names a frame names; pid and tid
+//     are those of a described thread track;
 //   * every flow id is started (its first event with it in flow_ids), may have steps (later
 //     events with it in flow_ids), and is terminated once (terminating_flow_ids), not before
 //     its start or any of its steps.
@@ -73,8 +76,11 @@ struct CheckedTrace {
   std::vector<CheckedSlice> slices;              // sorted
   std::vector<CheckedInstant> instants;
   std::vector<CheckedCounter> counters;
-  size_t flows = 0;                        // flows with both ends
-  std::map<uint64_t, size_t> flow_events;  // flow id -> its events (start, steps, end)
+  size_t flows = 0;  // flows with both ends
+  std::map<uint64_t, size_t> flow_events;
+  std::map<std::string, size_t> samples_by_thread;  // "<pid>/<thread name>" -> CPU samples
+  std::map<std::string, size_t> sample_stacks;  // "f1;f2;..." (outermost first) -> samples  // flow
+                                                // id -> its events (start, steps, end)
 };
 
 // Checks the serialized Trace `bytes` (see above).

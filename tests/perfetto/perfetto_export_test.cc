@@ -14,8 +14,10 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/export/export_support.h"
@@ -301,6 +303,68 @@ TEST(PerfettoExportTest, ThreadPoolTasksAndGauges) {
   EXPECT_EQ(samples, 6u * kRequests);
   EXPECT_TRUE(gauges.contains(
       absl::StrCat(t.process_names.begin()->first, "/server/in-flight (requests)")));
+}
+
+// CPU samples: one PerfSample per sample on its thread, each thread with as many as the
+// Chrome export's profile of that thread; their leaf functions are the folded output's.
+TEST(PerfettoExportTest, CpuSamplesPerThreadAsTheOtherExports) {
+  const std::string dir = TempDir("cpu");
+  const std::string trace = dir + "/cpu.twr";
+  ASSERT_EQ(RunTool({Tool("tests/viewers/cpu_workload"), "0.1"},
+                    {{"TRACEWIRE", trace}, {"TRACEWIRE_CPU_PROFILE", "250"}}),
+            0);
+  const CheckedTrace t = ExpectSameSlices(trace);
+  // The Chrome export's samples per thread ("<pid>/<thread name>").
+  std::map<std::pair<int64_t, int64_t>, std::string> thread_names;
+  std::map<std::string, size_t> chrome_samples;
+  std::vector<json> chunks;
+  const std::string chrome = Decode(trace, "chrome");
+  for (absl::string_view line : absl::StrSplit(chrome, '\n')) {
+    if (!absl::StartsWith(line, "{\"name\"")) continue;
+    std::string text(line);
+    if (absl::EndsWith(text, ",")) text.pop_back();
+    json e = json::parse(text, nullptr, false);
+    if (e.is_discarded()) continue;
+    if (e["ph"] == "M" && e["name"] == "thread_name") {
+      thread_names[{e["pid"].get<int64_t>(), e["tid"].get<int64_t>()}] = e["args"]["name"];
+    } else if (e["name"] == "ProfileChunk") {
+      chunks.push_back(std::move(e));
+    }
+  }
+  size_t total = 0;
+  for (const json& e : chunks) {
+    const json& samples = e["args"]["data"]["cpuProfile"]["samples"];
+    const int64_t pid = e["pid"].get<int64_t>();
+    chrome_samples[absl::StrCat(pid, "/", thread_names[{pid, e["tid"].get<int64_t>()}])] +=
+        samples.size();
+    total += samples.size();
+  }
+  EXPECT_GT(total, 50u);
+  EXPECT_EQ(t.samples_by_thread, chrome_samples);
+  EXPECT_GE(t.samples_by_thread.size(), 2u);  // the workload samples several threads
+  // Leaf functions: the folded output's (names it writes unchanged), weights >= samples.
+  std::map<std::string, uint64_t> folded_leaves;
+  uint64_t folded_weight = 0;
+  for (absl::string_view line : absl::StrSplit(Decode(trace, "folded"), '\n', absl::SkipEmpty())) {
+    const size_t space = line.rfind(' ');
+    ASSERT_NE(space, absl::string_view::npos) << line;
+    uint64_t weight = 0;
+    ASSERT_TRUE(absl::SimpleAtoi(line.substr(space + 1), &weight)) << line;
+    absl::string_view stack = line.substr(0, space);
+    folded_leaves[std::string(stack.substr(stack.rfind(';') + 1))] += weight;
+    folded_weight += weight;
+  }
+  EXPECT_GE(folded_weight, total);
+  std::map<std::string, uint64_t> leaves;
+  for (const auto& [stack, samples] : t.sample_stacks) {
+    const std::string leaf = stack.substr(stack.rfind(';') + 1);
+    if (leaf.find_first_of(" ;") == std::string::npos) leaves[leaf] += samples;
+  }
+  ASSERT_FALSE(leaves.empty());
+  for (const auto& [leaf, samples] : leaves) {
+    ASSERT_TRUE(folded_leaves.contains(leaf)) << leaf;
+    EXPECT_GE(folded_leaves[leaf], samples) << leaf;
+  }
 }
 
 TEST(PerfettoExportTest, ImportedGitTrace) {

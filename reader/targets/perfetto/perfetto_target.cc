@@ -15,7 +15,9 @@
 #include "absl/base/optimization.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "reader/event.h"
@@ -116,6 +118,9 @@ struct Sequence {
   // DebugAnnotationName: iid of each Arg (0: not yet interned), and the count so far.
   std::array<uint64_t, static_cast<size_t>(Arg::kCount)> arg_iids = {};
   uint64_t annotation_names = 0;
+  // CPU samples' interning tables: function name -> iid, "<function iid>:<rel_pc>" -> frame
+  // iid, "<frame iid>,..." -> callstack iid.
+  absl::flat_hash_map<std::string, uint64_t> functions, frames, callstacks;
 };
 
 // A timeline whose times strictly increase: a thread, or a lane of a children track.
@@ -233,6 +238,8 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   void OnSliceBegin(const reader::Slice& slice, const Event& e);
   void OnSliceEnd(const reader::Slice& slice, const reader::SliceEnding& end);
   void OnEvent(const Event& e, const reader::EventTracks& at);
+  // A CPU sample: a PerfSample on its thread (pid, tid) with its stack interned.
+  void OnSample(const Event& e, const reader::SampleContext& at);
 
  private:
   static int64_t Tick(Track& track, int64_t ns) {
@@ -735,6 +742,53 @@ void PerfettoFormatter::WriteSegment(const HeldSegment& segment, absl::string_vi
   EndEvent();
   StartAbsoluteEvent(t, segment.end_ns, pb::TrackEvent::TYPE_SLICE_END, track);
   EndEvent();
+}
+
+void PerfettoFormatter::OnSample(const Event& e, const reader::SampleContext& at) {
+  if (at.thread >= threads_.size() || threads_[at.thread].sequence.id == 0) return;
+  Thread& t = threads_[at.thread];
+  const Process& p = processes_[t.process];
+  StartDescriptor(t, now_ns_);
+  Sequence& seq = t.sequence;
+  pb::InternedData* interned = packet_.mutable_interned_data();
+  std::string frames_key;
+  // Outermost frame first (Perfetto's "bottom frame first").
+  for (auto frame = e.stack.rbegin(); frame != e.stack.rend(); ++frame) {
+    std::string function = frame->func.empty() ? absl::StrCat("0x", absl::Hex(frame->pc))
+                                               : std::string(ValidUtf8(frame->func, &scratch_));
+    auto [fn, new_function] = seq.functions.try_emplace(function, seq.functions.size() + 1);
+    if (new_function) {
+      pb::InternedString* entry = interned->add_function_names();
+      entry->set_iid(fn->second);
+      entry->set_str(function);
+    }
+    const uint64_t rel_pc = frame->module.empty() ? frame->pc : frame->module_offset;
+    auto [fr, new_frame] =
+        seq.frames.try_emplace(absl::StrCat(fn->second, ":", rel_pc), seq.frames.size() + 1);
+    if (new_frame) {
+      pb::Frame* entry = interned->add_frames();
+      entry->set_iid(fr->second);
+      entry->set_function_name_id(fn->second);
+      entry->set_rel_pc(rel_pc);
+    }
+    absl::StrAppend(&frames_key, fr->second, ",");
+  }
+  auto [cs, new_callstack] = seq.callstacks.try_emplace(frames_key, seq.callstacks.size() + 1);
+  if (new_callstack) {
+    pb::Callstack* entry = interned->add_callstacks();
+    entry->set_iid(cs->second);
+    for (absl::string_view id : absl::StrSplit(frames_key, ',', absl::SkipEmpty())) {
+      uint64_t value = 0;
+      if (absl::SimpleAtoi(id, &value)) entry->add_frame_ids(value);
+    }
+  }
+  if (interned->ByteSizeLong() == 0) packet_.clear_interned_data();
+  pb::PerfSample* sample = packet_.mutable_perf_sample();
+  sample->set_pid(static_cast<uint32_t>(p.pid));
+  sample->set_tid(static_cast<uint32_t>(t.tid));
+  sample->set_callstack_iid(cs->second);
+  // One packet per sample event, as the Chrome export's profile (PerfSample has no weight).
+  EmitPacket();
 }
 
 void PerfettoFormatter::OnProcessBegin(const reader::ProcessTrack& process, const Event& first) {
