@@ -36,6 +36,8 @@ struct SequenceState {
   std::map<uint64_t, std::string> functions;
   std::map<uint64_t, std::vector<std::string>> callstacks;  // iid -> functions, outermost first
   std::map<uint64_t, std::string> frames;                   // iid -> function
+  std::map<uint64_t, std::string> mapping_paths;
+  std::map<uint64_t, std::string> mappings;  // iid -> path
   std::optional<uint64_t> default_track;
   std::optional<uint32_t> default_clock;
   std::map<uint32_t, SequenceClock> clocks;
@@ -214,8 +216,25 @@ class Checker {
       }
       // Profiling tables: a frame names a defined function, a callstack defined frames.
       for (const auto& e : d.function_names()) Intern(seq.functions, e.iid(), e.str(), "function");
+      for (const auto& e : d.mapping_paths()) {
+        Intern(seq.mapping_paths, e.iid(), e.str(), "mapping path");
+      }
+      for (const auto& e : d.mappings()) {
+        if (e.iid() == 0 || seq.mappings.contains(e.iid())) {
+          Problem("a mapping iid 0 or defined twice");
+        }
+        std::string path;
+        for (uint64_t id : e.path_string_ids()) {
+          absl::StrAppend(&path, "/", Lookup(seq.mapping_paths, id, "mapping path"));
+        }
+        seq.mappings[e.iid()] = path;
+      }
       for (const auto& e : d.frames()) {
         if (e.iid() == 0 || seq.frames.contains(e.iid())) Problem("a frame iid 0 or defined twice");
+        if (e.mapping_id() != 0) {
+          Lookup(seq.mappings, e.mapping_id(), "mapping");
+          if (!e.has_rel_pc()) Problem("a frame with a mapping and no rel_pc");
+        }
         seq.frames[e.iid()] = Lookup(seq.functions, e.function_name_id(), "function name");
       }
       for (const auto& e : d.callstacks()) {

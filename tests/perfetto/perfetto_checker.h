@@ -20,7 +20,8 @@
 //   * per track, in time order (ties in file order), every SLICE_END ends an open
 //     SLICE_BEGIN, and no slice is left open;
 //   * CPU samples (PerfSample): the callstack iid is defined on the sequence before use, as
-//     are the frames a callstack names and the function names a frame names; pid and tid
+//     are the frames a callstack names, the function names and mapping a frame names (a
+//     frame with a mapping has a rel_pc) and a mapping's path components; pid and tid
 //     are those of a described thread track;
 //   * every flow id is started (its first event with it in flow_ids), may have steps (later
 //     events with it in flow_ids), and is terminated once (terminating_flow_ids), not before

@@ -121,6 +121,7 @@ struct Sequence {
   // CPU samples' interning tables: function name -> iid, "<function iid>:<rel_pc>" -> frame
   // iid, "<frame iid>,..." -> callstack iid.
   absl::flat_hash_map<std::string, uint64_t> functions, frames, callstacks;
+  absl::flat_hash_map<std::string, uint64_t> mappings, mapping_paths;  // module path, component
 };
 
 // A timeline whose times strictly increase: a thread, or a lane of a children track.
@@ -762,14 +763,38 @@ void PerfettoFormatter::OnSample(const Event& e, const reader::SampleContext& at
       entry->set_iid(fn->second);
       entry->set_str(function);
     }
-    const uint64_t rel_pc = frame->module.empty() ? frame->pc : frame->module_offset;
-    auto [fr, new_frame] =
-        seq.frames.try_emplace(absl::StrCat(fn->second, ":", rel_pc), seq.frames.size() + 1);
+    // The frame's module: a mapping whose path is interned by its components.
+    uint64_t mapping = 0;
+    if (!frame->module.empty()) {
+      const std::string module(ValidUtf8(frame->module, &scratch_));
+      auto [m, new_mapping] = seq.mappings.try_emplace(module, seq.mappings.size() + 1);
+      if (new_mapping) {
+        pb::Mapping* entry = interned->add_mappings();
+        entry->set_iid(m->second);
+        for (absl::string_view part : absl::StrSplit(module, '/', absl::SkipEmpty())) {
+          auto [c, new_part] =
+              seq.mapping_paths.try_emplace(std::string(part), seq.mapping_paths.size() + 1);
+          if (new_part) {
+            pb::InternedString* path = interned->add_mapping_paths();
+            path->set_iid(c->second);
+            path->set_str(std::string(part));
+          }
+          entry->add_path_string_ids(c->second);
+        }
+      }
+      mapping = m->second;
+    }
+    const uint64_t rel_pc = mapping == 0 ? frame->pc : frame->module_offset;
+    auto [fr, new_frame] = seq.frames.try_emplace(
+        absl::StrCat(fn->second, ":", mapping, ":", rel_pc), seq.frames.size() + 1);
     if (new_frame) {
       pb::Frame* entry = interned->add_frames();
       entry->set_iid(fr->second);
       entry->set_function_name_id(fn->second);
-      entry->set_rel_pc(rel_pc);
+      if (mapping != 0) {
+        entry->set_mapping_id(mapping);
+        entry->set_rel_pc(rel_pc);
+      }
     }
     absl::StrAppend(&frames_key, fr->second, ",");
   }
