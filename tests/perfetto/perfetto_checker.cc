@@ -33,6 +33,11 @@ struct SequenceClock {
 struct SequenceState {
   bool started = false;
   std::map<uint64_t, std::string> names, categories, annotation_names;
+  std::map<uint64_t, std::string> functions;
+  std::map<uint64_t, std::vector<std::string>> callstacks;  // iid -> functions, outermost first
+  std::map<uint64_t, std::string> frames;                   // iid -> function
+  std::map<uint64_t, std::string> mapping_paths;
+  std::map<uint64_t, std::string> mappings;  // iid -> path
   std::optional<uint64_t> default_track;
   std::optional<uint32_t> default_clock;
   std::map<uint32_t, SequenceClock> clocks;
@@ -209,8 +214,58 @@ class Checker {
       for (const auto& e : d.debug_annotation_names()) {
         Intern(seq.annotation_names, e.iid(), e.name(), "annotation name");
       }
+      // Profiling tables: a frame names a defined function, a callstack defined frames.
+      for (const auto& e : d.function_names()) Intern(seq.functions, e.iid(), e.str(), "function");
+      for (const auto& e : d.mapping_paths()) {
+        Intern(seq.mapping_paths, e.iid(), e.str(), "mapping path");
+      }
+      for (const auto& e : d.mappings()) {
+        if (e.iid() == 0 || seq.mappings.contains(e.iid())) {
+          Problem("a mapping iid 0 or defined twice");
+        }
+        std::string path;
+        for (uint64_t id : e.path_string_ids()) {
+          absl::StrAppend(&path, "/", Lookup(seq.mapping_paths, id, "mapping path"));
+        }
+        seq.mappings[e.iid()] = path;
+      }
+      for (const auto& e : d.frames()) {
+        if (e.iid() == 0 || seq.frames.contains(e.iid())) Problem("a frame iid 0 or defined twice");
+        if (e.mapping_id() != 0) {
+          Lookup(seq.mappings, e.mapping_id(), "mapping");
+          if (!e.has_rel_pc()) Problem("a frame with a mapping and no rel_pc");
+        }
+        seq.frames[e.iid()] = Lookup(seq.functions, e.function_name_id(), "function name");
+      }
+      for (const auto& e : d.callstacks()) {
+        if (e.iid() == 0 || seq.callstacks.contains(e.iid())) {
+          Problem("a callstack iid 0 or defined twice");
+        }
+        std::vector<std::string>& frames = seq.callstacks[e.iid()];
+        for (uint64_t id : e.frame_ids()) frames.push_back(Lookup(seq.frames, id, "frame"));
+      }
     }
     if (p.has_track_descriptor()) Descriptor(p.track_descriptor());
+    if (p.has_perf_sample()) {
+      const pb::PerfSample& sample = p.perf_sample();
+      uses_state = true;
+      if (!p.has_timestamp()) Problem("a CPU sample without a time");
+      auto stack = seq.callstacks.find(sample.callstack_iid());
+      if (stack == seq.callstacks.end()) {
+        Problem(absl::StrCat("callstack iid ", sample.callstack_iid(),
+                             " used before it is defined on the sequence"));
+      }
+      auto thread =
+          threads_.find({static_cast<int32_t>(sample.pid()), static_cast<int32_t>(sample.tid())});
+      if (thread == threads_.end()) {
+        Problem("a CPU sample of a thread no thread track describes");
+      } else {
+        ++out_.samples_by_thread[thread->second];
+        if (stack != seq.callstacks.end()) {
+          out_.sample_stacks[absl::StrJoin(stack->second, ";")] += 1;
+        }
+      }
+    }
     if (p.has_track_event()) {
       if (!p.has_timestamp()) Problem("a track event without a time");
       uses_state |= TrackEvent(p.track_event(), seq, ts);
@@ -243,6 +298,7 @@ class Checker {
         if (!described_.contains(d.uuid())) {
           out_.thread_tracks.push_back(absl::StrCat(info.pid, "/", info.name));
         }
+        threads_[{info.pid, d.thread().tid()}] = absl::StrCat(info.pid, "/", info.name);
       } else {
         info.kind = d.has_counter() ? TrackKind::kCounter : TrackKind::kOther;
         info.name = d.name();
@@ -349,17 +405,22 @@ class Checker {
     }
   }
 
+  // A flow's events are connected in time order: the first with the id in flow_ids starts
+  // it, later ones with it in flow_ids are its steps, the one with it in
+  // terminating_flow_ids ends it.
   void Flows() {
     for (const auto& [id, starts] : flow_starts_) {
       auto ends = flow_ends_.find(id);
-      if (starts.size() != 1)
-        Problem(absl::StrCat("flow ", id, " starts ", starts.size(), " times"));
       if (ends == flow_ends_.end() || ends->second.size() != 1) {
         Problem(absl::StrCat("flow ", id, " does not end exactly once"));
         continue;
       }
-      if (ends->second[0] < starts[0]) Problem(absl::StrCat("flow ", id, " ends before it starts"));
+      const int64_t last_step = *std::max_element(starts.begin(), starts.end());
+      if (ends->second[0] < last_step) {
+        Problem(absl::StrCat("flow ", id, " ends before its start or a step"));
+      }
       ++out_.flows;
+      out_.flow_events[id] = starts.size() + 1;
     }
     for (const auto& [id, ends] : flow_ends_) {
       if (!flow_starts_.contains(id)) Problem(absl::StrCat("flow ", id, " ends but never starts"));
@@ -370,6 +431,7 @@ class Checker {
   size_t index_ = 0;
   std::map<uint32_t, SequenceState> sequences_;
   std::map<uint64_t, TrackInfo> tracks_;
+  std::map<std::pair<int32_t, int32_t>, std::string> threads_;  // (pid, tid) -> track name
   absl::flat_hash_map<uint64_t, bool> described_;
   std::map<uint64_t, std::vector<EventRecord>> events_;  // by track, in file order
   std::map<uint64_t, std::vector<int64_t>> flow_starts_, flow_ends_;

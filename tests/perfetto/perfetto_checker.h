@@ -19,8 +19,13 @@
 //     described track; counter values only on counter tracks, slices never there;
 //   * per track, in time order (ties in file order), every SLICE_END ends an open
 //     SLICE_BEGIN, and no slice is left open;
-//   * every flow id is started once (flow_ids) and terminated once (terminating_flow_ids),
-//     not before its start.
+//   * CPU samples (PerfSample): the callstack iid is defined on the sequence before use, as
+//     are the frames a callstack names, the function names and mapping a frame names (a
+//     frame with a mapping has a rel_pc) and a mapping's path components; pid and tid
+//     are those of a described thread track;
+//   * every flow id is started (its first event with it in flow_ids), may have steps (later
+//     events with it in flow_ids), and is terminated once (terminating_flow_ids), not before
+//     its start or any of its steps.
 #ifndef TRACEWIRE_TESTS_PERFETTO_PERFETTO_CHECKER_H_
 #define TRACEWIRE_TESTS_PERFETTO_PERFETTO_CHECKER_H_
 
@@ -73,6 +78,10 @@ struct CheckedTrace {
   std::vector<CheckedInstant> instants;
   std::vector<CheckedCounter> counters;
   size_t flows = 0;  // flows with both ends
+  std::map<uint64_t, size_t> flow_events;
+  std::map<std::string, size_t> samples_by_thread;  // "<pid>/<thread name>" -> CPU samples
+  std::map<std::string, size_t> sample_stacks;  // "f1;f2;..." (outermost first) -> samples  // flow
+                                                // id -> its events (start, steps, end)
 };
 
 // Checks the serialized Trace `bytes` (see above).

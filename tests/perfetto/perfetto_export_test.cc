@@ -1,18 +1,23 @@
 // `tracewire decode --format=perfetto` on real traces: the demo (two processes, threads,
 // regions, data, a child, a timer, a counter, an error), a 3-level testtool process tree, a
 // 1 M-event trace of four threads, an imported git EVENT stream and a damaged trace read
-// with --salvage. Each output parses with the repository's schema and passes the structural
-// checker (tests/perfetto/perfetto_checker.h); the slices (track, name, ts, dur) equal those
-// of the same trace exported as Chrome JSON.
+// with --salvage, and the thread-pool example's tasks and gauges. Each output parses with the
+// repository's schema and passes the structural checker (tests/perfetto/perfetto_checker.h); the
+// slices (track, name, ts, dur) equal those of the same trace exported as Chrome JSON.
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/export/export_support.h"
@@ -77,6 +82,63 @@ std::vector<CheckedSlice> ChromeSlices(const std::string& text) {
   return slices;
 }
 
+// Tasks and gauges of a Chrome export: task slices (nestable async b/e paired by id), task
+// flows (s/t/f by id: their event counts) and gauge points ("C" of category gauge, by
+// "<pid>/<series name>").
+struct ChromeTasks {
+  std::vector<CheckedSlice> tasks;  // track: "<pid>/tasks"
+  std::multiset<size_t> flow_lengths;
+  std::map<std::string, std::vector<double>> gauges;
+};
+
+ChromeTasks ChromeTaskView(const std::string& text) {
+  ChromeTasks out;
+  std::map<std::pair<int64_t, std::string>, json> open;
+  std::map<int64_t, size_t> flows;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    if (!absl::StartsWith(line, "{\"name\"")) continue;
+    if (absl::EndsWith(line, ",")) line.pop_back();
+    json e = json::parse(line, nullptr, false);
+    if (e.is_discarded()) continue;
+    const std::string ph = e["ph"];
+    const int64_t pid = e["pid"].get<int64_t>();
+    if (ph == "b") {
+      open[{pid, e["id2"]["local"].get<std::string>()}] = e;
+    } else if (ph == "e") {
+      auto it = open.find({pid, e["id2"]["local"].get<std::string>()});
+      if (it == open.end()) continue;
+      const json& b = it->second;
+      CheckedSlice s;
+      s.track = absl::StrCat(pid, "/tasks");
+      s.name = b["name"];
+      s.category = b.value("cat", "");
+      s.ts = std::llround(b["ts"].get<double>() * 1000);
+      s.dur = std::llround(e["ts"].get<double>() * 1000) - s.ts;
+      out.tasks.push_back(std::move(s));
+      open.erase(it);
+    } else if ((ph == "s" || ph == "t" || ph == "f") && e["name"] == "task") {
+      ++flows[e["id"].get<int64_t>()];
+    } else if (ph == "C" && e.value("cat", "") == "gauge") {
+      out.gauges[absl::StrCat(pid, "/", e["name"].get<std::string>())].push_back(
+          e["args"]["value"].get<double>());
+    }
+  }
+  for (const auto& [id, events] : flows) out.flow_lengths.insert(events);
+  std::sort(out.tasks.begin(), out.tasks.end());
+  return out;
+}
+
+// A slice on a task track ("<pid>/tasks", "<pid>/tasks 2", ...).
+bool OnTaskTrack(const CheckedSlice& s) {
+  const size_t slash = s.track.find('/');
+  return slash != std::string::npos && absl::StartsWith(s.track.substr(slash + 1), "tasks");
+}
+
 std::string SliceText(const CheckedSlice& s) {
   return absl::StrCat(s.track, " '", s.name, "' ", s.ts, "+", s.dur);
 }
@@ -88,6 +150,19 @@ CheckedTrace ExpectSameSlices(const std::string& input, const std::vector<std::s
   const std::string chrome = Decode(input, "chrome", flags, expected_exit);
   CheckedTrace checked = CheckPerfettoTrace(perfetto);
   EXPECT_TRUE(checked.problems.empty()) << absl::StrJoin(checked.problems, "\n");
+  // Task segments are on a track of their own under their thread ("<thread name> tasks"),
+  // the Chrome export's on the thread; task slices (on task tracks) are the Chrome
+  // export's async slices, compared by the tasks test.
+  const std::vector<CheckedSlice> all = std::move(checked.slices);
+  checked.slices.clear();
+  for (CheckedSlice s : all) {
+    if (OnTaskTrack(s)) continue;
+    if (s.args.contains("task") && absl::EndsWith(s.track, " tasks")) {
+      s.track.resize(s.track.size() - 6);
+    }
+    checked.slices.push_back(std::move(s));
+  }
+  std::sort(checked.slices.begin(), checked.slices.end());
   const std::vector<CheckedSlice> from_chrome = ChromeSlices(chrome);
   EXPECT_EQ(checked.slices.size(), from_chrome.size());
   EXPECT_FALSE(from_chrome.empty());
@@ -164,6 +239,132 @@ TEST(PerfettoExportTest, MillionEventsOfFourThreads) {
   const CheckedTrace t = ExpectSameSlices(trace);
   EXPECT_GE(t.track_events, 900000u);
   EXPECT_EQ(t.thread_tracks.size(), 4u);
+}
+
+TEST(PerfettoExportTest, ThreadPoolTasksAndGauges) {
+  constexpr int kRequests = 1000;
+  const std::string trace = TempDir("threadpool") + "/trace.twr";
+  ASSERT_EQ(RunTool({Tool("examples/threadpool/threadpool"), absl::StrCat(kRequests)},
+                    {{"TRACEWIRE", trace}, {"TRACEWIRE_CATEGORIES", "-debug"}}),
+            0);
+  // Rules, and the same region and segment slices as the Chrome export.
+  const CheckedTrace t = ExpectSameSlices(trace);
+  const ChromeTasks chrome = ChromeTaskView(Decode(trace, "chrome"));
+  const CheckedTrace full = CheckPerfettoTrace(Decode(trace, "perfetto"));
+  ASSERT_TRUE(full.problems.empty()) << absl::StrJoin(full.problems, "\n");
+
+  // One task slice per request, as the Chrome export's async slices (name, category, times).
+  std::vector<CheckedSlice> tasks;
+  size_t segments = 0;
+  for (const CheckedSlice& s : full.slices) {
+    if (OnTaskTrack(s)) {
+      CheckedSlice task = s;
+      task.track = task.track.substr(0, task.track.find('/')) + "/tasks";
+      task.args.clear();
+      EXPECT_TRUE(s.args.contains("task")) << SliceText(s);
+      tasks.push_back(std::move(task));
+    } else if (s.args.contains("task")) {
+      ++segments;
+    }
+  }
+  std::sort(tasks.begin(), tasks.end());
+  EXPECT_EQ(tasks.size(), static_cast<size_t>(kRequests));
+  ASSERT_EQ(tasks.size(), chrome.tasks.size());
+  const int64_t shift = tasks.empty() ? 0 : tasks[0].ts - chrome.tasks[0].ts;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const CheckedSlice& c = chrome.tasks[i];
+    const CheckedSlice& p = tasks[i];
+    ASSERT_EQ(std::tie(c.track, c.name, c.category), std::tie(p.track, p.name, p.category)) << i;
+    ASSERT_EQ(c.ts + shift, p.ts) << i;
+    ASSERT_EQ(c.dur, p.dur) << i;
+  }
+  // Each request crosses the acceptor, a worker and the writer: >= 3 segments.
+  EXPECT_GE(segments, 3u * kRequests);
+
+  // One flow per task through its segments, with as many events as the Chrome export's.
+  std::multiset<size_t> flow_lengths;
+  for (const auto& [id, events] : full.flow_events) {
+    if (id >= (uint64_t{1} << 62)) flow_lengths.insert(events);  // (not a child's flow)
+  }
+  EXPECT_EQ(flow_lengths.size(), static_cast<size_t>(kRequests));
+  EXPECT_EQ(flow_lengths, chrome.flow_lengths);
+  EXPECT_GE(*flow_lengths.begin(), 3u);
+
+  // Every gauge sample, in order, on a counter track named as the Chrome series.
+  std::map<std::string, std::vector<double>> gauges;
+  size_t samples = 0;
+  for (const CheckedCounter& c : full.counters) {
+    if (!chrome.gauges.contains(c.track)) continue;
+    gauges[c.track].push_back(c.value);
+    ++samples;
+  }
+  EXPECT_EQ(gauges, chrome.gauges);
+  EXPECT_EQ(gauges.size(), 3u);  // two queues' depth and the requests in flight
+  EXPECT_EQ(samples, 6u * kRequests);
+  EXPECT_TRUE(gauges.contains(
+      absl::StrCat(t.process_names.begin()->first, "/server/in-flight (requests)")));
+}
+
+// CPU samples: one PerfSample per sample on its thread, each thread with as many as the
+// Chrome export's profile of that thread; their leaf functions are the folded output's.
+TEST(PerfettoExportTest, CpuSamplesPerThreadAsTheOtherExports) {
+  const std::string dir = TempDir("cpu");
+  const std::string trace = dir + "/cpu.twr";
+  ASSERT_EQ(RunTool({Tool("tests/viewers/cpu_workload"), "0.1"},
+                    {{"TRACEWIRE", trace}, {"TRACEWIRE_CPU_PROFILE", "250"}}),
+            0);
+  const CheckedTrace t = ExpectSameSlices(trace);
+  // The Chrome export's samples per thread ("<pid>/<thread name>").
+  std::map<std::pair<int64_t, int64_t>, std::string> thread_names;
+  std::map<std::string, size_t> chrome_samples;
+  std::vector<json> chunks;
+  const std::string chrome = Decode(trace, "chrome");
+  for (absl::string_view line : absl::StrSplit(chrome, '\n')) {
+    if (!absl::StartsWith(line, "{\"name\"")) continue;
+    std::string text(line);
+    if (absl::EndsWith(text, ",")) text.pop_back();
+    json e = json::parse(text, nullptr, false);
+    if (e.is_discarded()) continue;
+    if (e["ph"] == "M" && e["name"] == "thread_name") {
+      thread_names[{e["pid"].get<int64_t>(), e["tid"].get<int64_t>()}] = e["args"]["name"];
+    } else if (e["name"] == "ProfileChunk") {
+      chunks.push_back(std::move(e));
+    }
+  }
+  size_t total = 0;
+  for (const json& e : chunks) {
+    const json& samples = e["args"]["data"]["cpuProfile"]["samples"];
+    const int64_t pid = e["pid"].get<int64_t>();
+    chrome_samples[absl::StrCat(pid, "/", thread_names[{pid, e["tid"].get<int64_t>()}])] +=
+        samples.size();
+    total += samples.size();
+  }
+  EXPECT_GT(total, 50u);
+  EXPECT_EQ(t.samples_by_thread, chrome_samples);
+  EXPECT_GE(t.samples_by_thread.size(), 2u);  // the workload samples several threads
+  // Leaf functions: the folded output's (names it writes unchanged), weights >= samples.
+  std::map<std::string, uint64_t> folded_leaves;
+  uint64_t folded_weight = 0;
+  for (absl::string_view line : absl::StrSplit(Decode(trace, "folded"), '\n', absl::SkipEmpty())) {
+    const size_t space = line.rfind(' ');
+    ASSERT_NE(space, absl::string_view::npos) << line;
+    uint64_t weight = 0;
+    ASSERT_TRUE(absl::SimpleAtoi(line.substr(space + 1), &weight)) << line;
+    absl::string_view stack = line.substr(0, space);
+    folded_leaves[std::string(stack.substr(stack.rfind(';') + 1))] += weight;
+    folded_weight += weight;
+  }
+  EXPECT_GE(folded_weight, total);
+  std::map<std::string, uint64_t> leaves;
+  for (const auto& [stack, samples] : t.sample_stacks) {
+    const std::string leaf = stack.substr(stack.rfind(';') + 1);
+    if (leaf.find_first_of(" ;") == std::string::npos) leaves[leaf] += samples;
+  }
+  ASSERT_FALSE(leaves.empty());
+  for (const auto& [leaf, samples] : leaves) {
+    ASSERT_TRUE(folded_leaves.contains(leaf)) << leaf;
+    EXPECT_GE(folded_leaves[leaf], samples) << leaf;
+  }
 }
 
 TEST(PerfettoExportTest, ImportedGitTrace) {

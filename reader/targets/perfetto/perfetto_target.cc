@@ -15,7 +15,9 @@
 #include "absl/base/optimization.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "reader/event.h"
@@ -40,6 +42,8 @@ constexpr int64_t kMaxNs = int64_t{1} << 62;
 constexpr int64_t kSyntheticPidBase = int64_t{1} << 22;
 // tids of the threads other than main (whose tid is the pid): unique in the output.
 constexpr int32_t kSyntheticTidBase = int32_t{1} << 30;
+// Task flows' ids start here (the child process flows' are the track model's link ids).
+constexpr uint64_t kTaskFlowBase = uint64_t{1} << 62;
 // Field number and wire type of Trace.packet: each packet is this byte, its length, itself.
 constexpr char kTracePacketTag = (1 << 3) | 2;
 
@@ -78,13 +82,15 @@ enum class Arg : uint8_t {
   kNesting,
   kWireType,
   kBytes,
+  kTask,
+  kParent,
   kCount,
 };
 constexpr absl::string_view kArgNames[] = {
-    "msg",      "repo",     "leave_msg", "child_id",  "class",   "hook",   "cd",    "use_shell",
-    "argv",     "pid",      "code",      "ready",     "exe",     "signo",  "fmt",   "path",
-    "ancestry", "name",     "hierarchy", "alias",     "exec_id", "thread", "scope", "param",
-    "value",    "worktree", "nesting",   "wire_type", "bytes",
+    "msg",      "repo",     "leave_msg", "child_id",  "class",   "hook",   "cd",     "use_shell",
+    "argv",     "pid",      "code",      "ready",     "exe",     "signo",  "fmt",    "path",
+    "ancestry", "name",     "hierarchy", "alias",     "exec_id", "thread", "scope",  "param",
+    "value",    "worktree", "nesting",   "wire_type", "bytes",   "task",   "parent",
 };
 static_assert(std::size(kArgNames) == static_cast<size_t>(Arg::kCount));
 
@@ -112,6 +118,10 @@ struct Sequence {
   // DebugAnnotationName: iid of each Arg (0: not yet interned), and the count so far.
   std::array<uint64_t, static_cast<size_t>(Arg::kCount)> arg_iids = {};
   uint64_t annotation_names = 0;
+  // CPU samples' interning tables: function name -> iid, "<function iid>:<rel_pc>" -> frame
+  // iid, "<frame iid>,..." -> callstack iid.
+  absl::flat_hash_map<std::string, uint64_t> functions, frames, callstacks;
+  absl::flat_hash_map<std::string, uint64_t> mappings, mapping_paths;  // module path, component
 };
 
 // A timeline whose times strictly increase: a thread, or a lane of a children track.
@@ -122,6 +132,7 @@ struct Track {
 
 struct Thread {
   Track track;
+  uint64_t segment_track = 0;  // its task segments' track (0: not described yet)
   uint32_t process = 0;
   int32_t tid = 0;
   std::string name;
@@ -138,7 +149,8 @@ struct Process {
   std::string shown_name;
   bool described = false;
   int64_t last_ns = kNoTime;
-  std::vector<Track> lanes;  // children tracks, by lane
+  std::vector<Track> lanes;       // children tracks, by lane
+  std::vector<Track> task_lanes;  // task tracks, by lane
 };
 
 // An open region's data for its end (indexed by slot).
@@ -156,6 +168,43 @@ struct ChildSlice {
   std::optional<std::string> cd;
   bool use_shell = false;
   std::vector<std::string> argv;
+};
+
+// A task segment written when it is known whether it ends its task's flow.
+struct HeldSegment {
+  uint32_t thread = 0;
+  int64_t begin_ns = 0;
+  int64_t end_ns = 0;
+};
+
+// A task (task_begin -> task_end), keyed by (process index, task ID): its slice on a task
+// track, and the flow through the segments begun while it was open (its stops), in time
+// order. The flow's last stop terminates it, so the latest stop is written only once the
+// task has ended or a later stop has begun; the state lives until the task has ended and
+// all its stops are written.
+struct TaskState {
+  std::string name;
+  std::string category;
+  uint64_t flow = 0;  // the flow's id
+  uint32_t stops = 0;
+  uint32_t open_stops = 0;  // stops not ended yet
+  bool ended = false;
+  uint64_t latest_serial = 0;       // the latest stop (0: none)
+  uint32_t latest_slot = 0;         // its slot while it is open
+  bool latest_open = false;         // it has not ended yet
+  std::optional<HeldSegment> held;  // it has ended and waits
+};
+
+// An open task segment (indexed by slot).
+struct SegmentSlice {
+  int64_t begin_ns = 0;
+  uint64_t task = 0;
+  uint64_t serial = 0;       // unique per segment
+  bool stop = false;         // a stop of its task's flow
+  uint64_t flow = 0;         // that flow's id
+  uint64_t orphan_flow = 0;  // its task state was replaced: the flow it terminates (0: none)
+  std::string name;
+  std::string category;
 };
 
 // A flow from a child slice to its child process (by the track model's link id).
@@ -190,6 +239,8 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   void OnSliceBegin(const reader::Slice& slice, const Event& e);
   void OnSliceEnd(const reader::Slice& slice, const reader::SliceEnding& end);
   void OnEvent(const Event& e, const reader::EventTracks& at);
+  // A CPU sample: a PerfSample on its thread (pid, tid) with its stack interned.
+  void OnSample(const Event& e, const reader::SampleContext& at);
 
  private:
   static int64_t Tick(Track& track, int64_t ns) {
@@ -233,11 +284,25 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   void DescribeProcess(Process& p, Thread& on);
   void DescribeThread(Thread& t, const Process& p, int64_t ns);
   Track& LaneTrack(Process& p, uint32_t lane, Thread& on, int64_t ns);
+  Track& TaskLaneTrack(Process& p, uint32_t lane, Thread& on, int64_t ns);
+  uint64_t SegmentTrack(Thread& t, const Process& p, int64_t ns);
+  uint64_t GaugeTrack(Process& p, Thread& on, uint32_t gauge, int64_t ns);
   uint64_t CounterTrack(Process& p, Thread& on, const std::string& name,
                         pb::CounterDescriptor::Unit unit, int64_t ns);
   void NameProcess(Process& p, Thread& on);
 
   void Instant(const Event& e, Process& p, Thread& t, int64_t ns);
+  void GaugeSample(const Event& e, Process& p, Thread& t, int64_t ns, uint32_t gauge);
+  // Tasks: a slice on the process's task track; segments: slices on the thread's segment
+  // track, joined by the task's flow.
+  void BeginTask(const reader::Slice& slice, const Event& e);
+  void EndTask(const reader::Slice& slice);
+  void BeginSegment(const reader::Slice& slice);
+  void EndSegment(const reader::Slice& slice);
+  // How a written segment takes part in its task's flow.
+  enum class FlowRole { kNone, kStep, kEnd };
+  void WriteSegment(const HeldSegment& segment, absl::string_view name, absl::string_view category,
+                    uint64_t task, FlowRole role, uint64_t flow);
   void Counter(const Event& e, Process& p, Thread& t, int64_t ns);
   void EndChild(Process& p, const reader::Slice& slice, int64_t ns, const Event* e);
   // Notes the first event of the child process of link `link` (on `thread` at `ns`): the
@@ -269,6 +334,11 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   int32_t next_synthetic_tid_ = kSyntheticTidBase;
   uint64_t next_uuid_ = 1;
   absl::flat_hash_map<std::string, uint64_t> counter_tracks_;  // "<process>|<name>" -> uuid
+  std::vector<uint64_t> gauge_tracks_;  // the track model's gauge index -> uuid (0: none)
+  absl::flat_hash_map<std::pair<uint32_t, uint64_t>, TaskState> tasks_;
+  std::vector<SegmentSlice> segments_;  // open task segments, by slot
+  uint64_t next_segment_serial_ = 1;
+  uint64_t next_task_flow_ = kTaskFlowBase;
 
   Sequence* sequence_ = nullptr;  // the sequence of the packet being built
   TrackEventEncoder encoder_;     // track event packets
@@ -477,6 +547,275 @@ uint64_t PerfettoFormatter::CounterTrack(Process& p, Thread& on, const std::stri
   return uuid;
 }
 
+Track& PerfettoFormatter::TaskLaneTrack(Process& p, uint32_t lane, Thread& on, int64_t ns) {
+  while (p.task_lanes.size() <= lane) {  // lanes are taken lowest free first
+    const size_t index = p.task_lanes.size();
+    Track& track = p.task_lanes.emplace_back();
+    track.uuid = next_uuid_++;
+    StartDescriptor(on, ns);
+    pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
+    d->set_uuid(track.uuid);
+    d->set_parent_uuid(p.uuid);
+    d->set_name(index == 0 ? std::string("tasks") : absl::StrCat("tasks ", index + 1));
+    EmitPacket();
+  }
+  return p.task_lanes[lane];
+}
+
+uint64_t PerfettoFormatter::SegmentTrack(Thread& t, const Process& p, int64_t ns) {
+  if (t.segment_track != 0) return t.segment_track;
+  t.segment_track = next_uuid_++;
+  StartDescriptor(t, ns);
+  pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
+  d->set_uuid(t.segment_track);
+  d->set_parent_uuid(t.track.uuid);  // shown with the thread
+  d->set_name(absl::StrCat(t.name, " tasks"));
+  EmitPacket();
+  return t.segment_track;
+}
+
+uint64_t PerfettoFormatter::GaugeTrack(Process& p, Thread& on, uint32_t gauge, int64_t ns) {
+  if (gauge_tracks_.size() <= gauge) gauge_tracks_.resize(gauge + 1, 0);
+  if (gauge_tracks_[gauge] != 0) return gauge_tracks_[gauge];
+  const reader::GaugeTrack& g = model_.gauges()[gauge];
+  const uint64_t uuid = next_uuid_++;
+  gauge_tracks_[gauge] = uuid;
+  // The name as the Chrome export's series: "category/name (unit)"; CounterDescriptor's
+  // unit enum where the unit is one it has.
+  std::string name = absl::StrCat(g.category, "/", g.name);
+  if (!g.unit.empty()) absl::StrAppend(&name, " (", g.unit, ")");
+  pb::CounterDescriptor::Unit unit = pb::CounterDescriptor::UNIT_UNSPECIFIED;
+  if (g.unit == "ns") {
+    unit = pb::CounterDescriptor::UNIT_TIME_NS;
+  } else if (g.unit == "bytes" || g.unit == "B") {
+    unit = pb::CounterDescriptor::UNIT_SIZE_BYTES;
+  } else if (g.unit.empty() || g.unit == "count") {
+    unit = pb::CounterDescriptor::UNIT_COUNT;
+  }
+  StartDescriptor(on, ns);
+  pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
+  d->set_uuid(uuid);
+  d->set_parent_uuid(p.uuid);
+  d->set_name(std::string(ValidUtf8(name, &scratch_)));
+  pb::CounterDescriptor* counter = d->mutable_counter();
+  counter->set_unit(unit);
+  if (!g.category.empty()) counter->add_categories(std::string(ValidUtf8(g.category, &scratch_)));
+  EmitPacket();
+  return uuid;
+}
+
+void PerfettoFormatter::GaugeSample(const Event& e, Process& p, Thread& t, int64_t ns,
+                                    uint32_t gauge) {
+  const int64_t ts = Tick(t.track, ns);
+  const uint64_t uuid = GaugeTrack(p, t, gauge, ts);
+  StartEvent(t, ts, pb::TrackEvent::TYPE_COUNTER, uuid);
+  encoder_.CounterValue(e.value_int);
+  EndEvent();
+}
+
+void PerfettoFormatter::BeginTask(const reader::Slice& slice, const Event& e) {
+  Process& p = processes_[slice.process];
+  Thread& t = threads_[slice.thread];
+  const std::pair<uint32_t, uint64_t> key{slice.process, slice.id};
+  if (auto old = tasks_.find(key); old != tasks_.end()) {
+    // The ID begins again while a stop of its previous run is open: that stop ends the
+    // previous run's flow when it ends.
+    TaskState& previous = old->second;
+    if (previous.latest_open && previous.latest_slot < segments_.size()) {
+      SegmentSlice& latest = segments_[previous.latest_slot];
+      latest.orphan_flow = previous.stops >= 2 ? previous.flow : 0;
+      latest.stop = false;
+    } else if (previous.held.has_value()) {
+      WriteSegment(*previous.held, previous.name, previous.category, slice.id,
+                   previous.stops >= 2 ? FlowRole::kEnd : FlowRole::kNone, previous.flow);
+    }
+    tasks_.erase(old);
+  }
+  TaskState& task = tasks_[key];
+  task.name =
+      std::string(ValidUtf8(e.label.empty() ? absl::string_view("task") : e.label, &scratch_));
+  task.category = std::string(ValidUtf8(e.category.empty() ? "task" : e.category, &scratch_));
+  task.flow = next_task_flow_++;
+  // Ticked on the thread's track, as the Chrome export does (the same times).
+  const int64_t ts = Tick(t.track, now_ns_);
+  Track& lane = TaskLaneTrack(p, slice.depth, t, ts);
+  lane.last_ns = ts;
+  StartEvent(t, ts, pb::TrackEvent::TYPE_SLICE_BEGIN, lane.uuid);
+  SetNameAndCategory(task.name, task.category);
+  UintArg(Arg::kTask, slice.id);
+  if (slice.task != 0) UintArg(Arg::kParent, slice.task);
+  EndEvent();
+}
+
+void PerfettoFormatter::EndTask(const reader::Slice& slice) {
+  Process& p = processes_[slice.process];
+  Thread& t = threads_[slice.thread];
+  const int64_t ts = Tick(t.track, now_ns_);
+  Track& lane = TaskLaneTrack(p, slice.depth, t, ts);
+  lane.last_ns = ts;
+  StartEvent(t, ts, pb::TrackEvent::TYPE_SLICE_END, lane.uuid);
+  EndEvent();
+  auto it = tasks_.find({slice.process, slice.id});
+  if (it == tasks_.end()) return;
+  TaskState& task = it->second;
+  task.ended = true;
+  if (task.held.has_value()) {  // its latest stop has ended: the last one
+    WriteSegment(*task.held, task.name, task.category, slice.id,
+                 task.stops >= 2 ? FlowRole::kEnd : FlowRole::kNone, task.flow);
+    task.held.reset();
+  }
+  if (task.open_stops == 0) tasks_.erase(it);
+}
+
+void PerfettoFormatter::BeginSegment(const reader::Slice& slice) {
+  if (segments_.size() <= slice.slot) segments_.resize(slice.slot + 1);
+  SegmentSlice& segment = segments_[slice.slot];
+  Thread& t = threads_[slice.thread];
+  segment = SegmentSlice{};
+  segment.begin_ns = Tick(t.track, now_ns_);
+  segment.task = slice.id;
+  segment.serial = next_segment_serial_++;
+  auto it = tasks_.find({slice.process, slice.id});
+  if (it == tasks_.end() || it->second.ended) {
+    // Its task began before the output started, or has ended.
+    segment.name = absl::StrCat("task ", slice.id);
+    segment.category = "task";
+    return;
+  }
+  TaskState& task = it->second;
+  segment.name = task.name;
+  segment.category = task.category;
+  segment.stop = true;
+  segment.flow = task.flow;
+  ++task.stops;
+  ++task.open_stops;
+  if (task.held.has_value()) {  // no longer the latest stop: a step of the flow
+    WriteSegment(*task.held, task.name, task.category, slice.id, FlowRole::kStep, task.flow);
+    task.held.reset();
+  }
+  task.latest_serial = segment.serial;
+  task.latest_slot = slice.slot;
+  task.latest_open = true;
+}
+
+void PerfettoFormatter::EndSegment(const reader::Slice& slice) {
+  SegmentSlice& segment = segments_[slice.slot];
+  Thread& t = threads_[slice.thread];
+  const HeldSegment written{slice.thread, segment.begin_ns, Tick(t.track, now_ns_)};
+  auto it = segment.stop ? tasks_.find({slice.process, segment.task}) : tasks_.end();
+  if (it == tasks_.end() || it->second.flow != segment.flow) {
+    // Not a stop, or a stop of a run of the task ID that a new run replaced: a step of the
+    // old run's flow, or its end if it was that run's latest stop (orphan_flow).
+    const FlowRole role = segment.orphan_flow != 0 ? FlowRole::kEnd
+                          : segment.stop           ? FlowRole::kStep
+                                                   : FlowRole::kNone;
+    WriteSegment(written, segment.name, segment.category, segment.task, role,
+                 segment.orphan_flow != 0 ? segment.orphan_flow : segment.flow);
+    return;
+  }
+  TaskState& task = it->second;
+  --task.open_stops;
+  if (segment.serial != task.latest_serial) {
+    WriteSegment(written, task.name, task.category, segment.task, FlowRole::kStep, task.flow);
+  } else {
+    task.latest_open = false;
+    if (!task.ended) {
+      task.held = written;  // a later stop or the task's end decides
+      return;
+    }
+    WriteSegment(written, task.name, task.category, segment.task,
+                 task.stops >= 2 ? FlowRole::kEnd : FlowRole::kNone, task.flow);
+  }
+  if (task.ended && task.open_stops == 0) tasks_.erase(it);
+}
+
+void PerfettoFormatter::WriteSegment(const HeldSegment& segment, absl::string_view name,
+                                     absl::string_view category, uint64_t task, FlowRole role,
+                                     uint64_t flow) {
+  Thread& t = threads_[segment.thread];
+  const uint64_t track = SegmentTrack(t, processes_[t.process], segment.begin_ns);
+  // Written at its end (or later): absolute times, out of the sequence's time order.
+  StartAbsoluteEvent(t, segment.begin_ns, pb::TrackEvent::TYPE_SLICE_BEGIN, track);
+  SetNameAndCategory(name, category);
+  UintArg(Arg::kTask, task);
+  if (role == FlowRole::kStep) encoder_.FlowId(flow);
+  if (role == FlowRole::kEnd) encoder_.TerminatingFlowId(flow);
+  EndEvent();
+  StartAbsoluteEvent(t, segment.end_ns, pb::TrackEvent::TYPE_SLICE_END, track);
+  EndEvent();
+}
+
+void PerfettoFormatter::OnSample(const Event& e, const reader::SampleContext& at) {
+  if (at.thread >= threads_.size() || threads_[at.thread].sequence.id == 0) return;
+  Thread& t = threads_[at.thread];
+  const Process& p = processes_[t.process];
+  StartDescriptor(t, now_ns_);
+  Sequence& seq = t.sequence;
+  pb::InternedData* interned = packet_.mutable_interned_data();
+  std::string frames_key;
+  // Outermost frame first (Perfetto's "bottom frame first").
+  for (auto frame = e.stack.rbegin(); frame != e.stack.rend(); ++frame) {
+    std::string function = frame->func.empty() ? absl::StrCat("0x", absl::Hex(frame->pc))
+                                               : std::string(ValidUtf8(frame->func, &scratch_));
+    auto [fn, new_function] = seq.functions.try_emplace(function, seq.functions.size() + 1);
+    if (new_function) {
+      pb::InternedString* entry = interned->add_function_names();
+      entry->set_iid(fn->second);
+      entry->set_str(function);
+    }
+    // The frame's module: a mapping whose path is interned by its components.
+    uint64_t mapping = 0;
+    if (!frame->module.empty()) {
+      const std::string module(ValidUtf8(frame->module, &scratch_));
+      auto [m, new_mapping] = seq.mappings.try_emplace(module, seq.mappings.size() + 1);
+      if (new_mapping) {
+        pb::Mapping* entry = interned->add_mappings();
+        entry->set_iid(m->second);
+        for (absl::string_view part : absl::StrSplit(module, '/', absl::SkipEmpty())) {
+          auto [c, new_part] =
+              seq.mapping_paths.try_emplace(std::string(part), seq.mapping_paths.size() + 1);
+          if (new_part) {
+            pb::InternedString* path = interned->add_mapping_paths();
+            path->set_iid(c->second);
+            path->set_str(std::string(part));
+          }
+          entry->add_path_string_ids(c->second);
+        }
+      }
+      mapping = m->second;
+    }
+    const uint64_t rel_pc = mapping == 0 ? frame->pc : frame->module_offset;
+    auto [fr, new_frame] = seq.frames.try_emplace(
+        absl::StrCat(fn->second, ":", mapping, ":", rel_pc), seq.frames.size() + 1);
+    if (new_frame) {
+      pb::Frame* entry = interned->add_frames();
+      entry->set_iid(fr->second);
+      entry->set_function_name_id(fn->second);
+      if (mapping != 0) {
+        entry->set_mapping_id(mapping);
+        entry->set_rel_pc(rel_pc);
+      }
+    }
+    absl::StrAppend(&frames_key, fr->second, ",");
+  }
+  auto [cs, new_callstack] = seq.callstacks.try_emplace(frames_key, seq.callstacks.size() + 1);
+  if (new_callstack) {
+    pb::Callstack* entry = interned->add_callstacks();
+    entry->set_iid(cs->second);
+    for (absl::string_view id : absl::StrSplit(frames_key, ',', absl::SkipEmpty())) {
+      uint64_t value = 0;
+      if (absl::SimpleAtoi(id, &value)) entry->add_frame_ids(value);
+    }
+  }
+  if (interned->ByteSizeLong() == 0) packet_.clear_interned_data();
+  pb::PerfSample* sample = packet_.mutable_perf_sample();
+  sample->set_pid(static_cast<uint32_t>(p.pid));
+  sample->set_tid(static_cast<uint32_t>(t.tid));
+  sample->set_callstack_iid(cs->second);
+  // One packet per sample event, as the Chrome export's profile (PerfSample has no weight).
+  EmitPacket();
+}
+
 void PerfettoFormatter::OnProcessBegin(const reader::ProcessTrack& process, const Event& first) {
   Process& p = processes_.emplace_back();
   p.sid = process.sid;
@@ -539,6 +878,12 @@ void PerfettoFormatter::OnSliceBegin(const reader::Slice& slice, const Event& e)
     }
     case reader::SliceKind::kExec:
       return;  // execs are instants
+    case reader::SliceKind::kTask:
+      BeginTask(slice, e);
+      return;
+    case reader::SliceKind::kTaskSegment:
+      BeginSegment(slice);
+      return;
   }
 }
 
@@ -561,6 +906,12 @@ void PerfettoFormatter::OnSliceEnd(const reader::Slice& slice, const reader::Sli
       return;
     case reader::SliceKind::kThread:
     case reader::SliceKind::kExec:
+      return;
+    case reader::SliceKind::kTask:
+      EndTask(slice);
+      return;
+    case reader::SliceKind::kTaskSegment:
+      EndSegment(slice);
       return;
   }
 }
@@ -768,7 +1119,14 @@ void PerfettoFormatter::OnEvent(const Event& e, const reader::EventTracks& at) {
     case EventKind::kRegionEnter:
     case EventKind::kRegionLeave:
     case EventKind::kChildStart:
+    case EventKind::kTaskBegin:
+    case EventKind::kTaskEnd:
+    case EventKind::kTaskAdopt:
+    case EventKind::kTaskRelease:
       return;  // slices
+    case EventKind::kGauge:
+      if (at.gauge != reader::kNoIndex) GaugeSample(e, p, t, now_ns_, at.gauge);
+      return;
     case EventKind::kChildExit:
     case EventKind::kChildReady:
       if (at.slice_ended) return;
@@ -830,6 +1188,11 @@ void PerfettoFormatter::Finish(std::string* out) {
   flows_.clear();
   used_pids_.clear();
   counter_tracks_.clear();
+  gauge_tracks_.clear();
+  tasks_.clear();
+  segments_.clear();
+  next_segment_serial_ = 1;
+  next_task_flow_ = kTaskFlowBase;
   next_synthetic_pid_ = kSyntheticPidBase;
   next_synthetic_tid_ = kSyntheticTidBase;
   next_uuid_ = 1;
