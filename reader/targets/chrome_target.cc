@@ -18,6 +18,7 @@
 #include "reader/sid_parts.h"
 #include "reader/targets/json_check.h"
 #include "reader/targets/json_writer.h"
+#include "reader/targets/process_ids.h"
 #include "reader/targets/valid_utf8.h"
 #include "reader/track_model.h"
 
@@ -37,8 +38,6 @@ constexpr absl::Duration kMaxBaseOffset = absl::Hours(24 * 365 * 250);
 constexpr int64_t kLaneTidBase = 1000000000;
 // tids for thread numbers too large to be used as they are.
 constexpr int64_t kSyntheticTidBase = 2000000000;
-// Synthetic pids (for sids without a usable "-P<hex>") start above Linux's pid_max limit.
-constexpr int64_t kSyntheticPidBase = int64_t{1} << 22;
 // Distinct stack frames kept; an event whose stack would need more gets no "sf".
 constexpr size_t kMaxStackFrames = size_t{1} << 20;
 constexpr int64_t kNoStack = 0;  // stack frame ids start at 1
@@ -188,7 +187,6 @@ class ChromeFormatter : public Formatter, public reader::TrackListener {
   void BeginThread(const reader::Slice& slice, const Event& e, std::string* out);
   // The track of lane `lane` of `p`'s children, written (metadata) if new.
   Track& LaneTrack(Process& p, uint32_t lane, std::string* out);
-  int64_t AssignPid(absl::string_view sid);
   void NameProcess(Process& p, std::string* out);
   Flow& FlowFor(uint32_t link);
 
@@ -248,8 +246,7 @@ class ChromeFormatter : public Formatter, public reader::TrackListener {
   std::vector<SegmentSlice> segments_;  // open task segments, by slot
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, TaskInfo> tasks_;
   int64_t next_task_flow_ = 1;
-  absl::flat_hash_set<int64_t> used_pids_;
-  int64_t next_synthetic_pid_ = kSyntheticPidBase;
+  ProcessIds pids_{/*reserve_synthetic_range=*/false};
   std::vector<Flow> flows_;              // by link id - 1
   std::vector<StackFrame> frames_;       // frame id - 1 -> frame
   std::vector<ThreadProfile> profiles_;  // by the model's thread index
@@ -277,19 +274,6 @@ int64_t ChromeFormatter::Tick(Track& track, int64_t ns) {
   if (track.last_ns != kNoTime && ns <= track.last_ns) ns = track.last_ns + 1;
   track.last_ns = ns;
   return ns;
-}
-
-int64_t ChromeFormatter::AssignPid(absl::string_view sid) {
-  std::optional<uint32_t> pid = reader::PidFromSidComponent(reader::SidLastComponent(sid));
-  int64_t chosen;
-  if (pid.has_value() && *pid != 0 && !used_pids_.contains(*pid)) {
-    chosen = *pid;
-  } else {
-    while (used_pids_.contains(next_synthetic_pid_)) ++next_synthetic_pid_;
-    chosen = next_synthetic_pid_++;
-  }
-  used_pids_.insert(chosen);
-  return chosen;
 }
 
 Flow& ChromeFormatter::FlowFor(uint32_t link) {
@@ -399,7 +383,7 @@ void ChromeFormatter::NameProcess(Process& p, std::string* out) {
 void ChromeFormatter::OnProcessBegin(const reader::ProcessTrack& process, const Event& first) {
   Process& p = processes_.emplace_back();
   p.sid = process.sid;
-  p.pid = AssignPid(process.sid);
+  p.pid = pids_.Assign(process.sid);
   p.depth = process.depth;
   NameProcess(p, out_);
   Metadata("process_sort_index", p, 0, "sort_index", {}, p.depth, out_);
@@ -910,8 +894,7 @@ void ChromeFormatter::Finish(std::string* out) {
   model_ = reader::TrackModel();
   processes_.clear();
   threads_.clear();
-  used_pids_.clear();
-  next_synthetic_pid_ = kSyntheticPidBase;
+  pids_.Clear();
   flows_.clear();
   tasks_.clear();
   next_task_flow_ = 1;

@@ -25,6 +25,7 @@
 #include "reader/targets/json_check.h"
 #include "reader/targets/perfetto/perfetto_trace.pb.h"
 #include "reader/targets/perfetto/track_event_encoder.h"
+#include "reader/targets/process_ids.h"
 #include "reader/targets/valid_utf8.h"
 #include "reader/track_model.h"
 
@@ -38,8 +39,6 @@ using reader::EventKind;
 constexpr int64_t kNoTime = std::numeric_limits<int64_t>::min();
 // Times are clamped to [0, 2^62] ns since the Unix epoch (Perfetto's times are unsigned).
 constexpr int64_t kMaxNs = int64_t{1} << 62;
-// Synthetic pids (for sids without a usable "-P<hex>") start above Linux's pid_max limit.
-constexpr int64_t kSyntheticPidBase = int64_t{1} << 22;
 // tids of the threads other than main (whose tid is the pid): unique in the output.
 constexpr int32_t kSyntheticTidBase = int32_t{1} << 30;
 // Task flows' ids start here (the child process flows' are the track model's link ids).
@@ -248,7 +247,6 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
     track.last_ns = ns;
     return ns;
   }
-  int32_t AssignPid(absl::string_view sid);
 
   // Starts a track event packet in encoder_ on `thread`'s sequence (writing the
   // sequence's first packet first if needed), of `type` on `track_uuid` (0: the thread's),
@@ -329,8 +327,7 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   std::vector<RegionSlice> regions_;
   std::vector<ChildSlice> children_;
   std::vector<Flow> flows_;
-  absl::flat_hash_set<int64_t> used_pids_;
-  int64_t next_synthetic_pid_ = kSyntheticPidBase;
+  ProcessIds pids_{/*reserve_synthetic_range=*/true};  // pids fit int32
   int32_t next_synthetic_tid_ = kSyntheticTidBase;
   uint64_t next_uuid_ = 1;
   absl::flat_hash_map<std::string, uint64_t> counter_tracks_;  // "<process>|<name>" -> uuid
@@ -345,19 +342,6 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   pb::TracePacket packet_;        // the other packets (descriptors, the sequences' first)
   std::string scratch_;
 };
-
-int32_t PerfettoFormatter::AssignPid(absl::string_view sid) {
-  std::optional<uint32_t> pid = reader::PidFromSidComponent(reader::SidLastComponent(sid));
-  int64_t chosen;
-  if (pid.has_value() && *pid != 0 && *pid < kSyntheticPidBase && !used_pids_.contains(*pid)) {
-    chosen = *pid;
-  } else {
-    while (used_pids_.contains(next_synthetic_pid_)) ++next_synthetic_pid_;
-    chosen = next_synthetic_pid_++;
-  }
-  used_pids_.insert(chosen);
-  return static_cast<int32_t>(chosen);
-}
 
 void PerfettoFormatter::StartSequence(Thread& thread, int64_t ns) {
   Sequence& seq = thread.sequence;
@@ -819,7 +803,7 @@ void PerfettoFormatter::OnSample(const Event& e, const reader::SampleContext& at
 void PerfettoFormatter::OnProcessBegin(const reader::ProcessTrack& process, const Event& first) {
   Process& p = processes_.emplace_back();
   p.sid = process.sid;
-  p.pid = AssignPid(process.sid);
+  p.pid = static_cast<int32_t>(pids_.Assign(process.sid));
   p.uuid = next_uuid_++;
   p.shown_name = "process";
   // Described on its first thread's sequence (OnSliceBegin of that thread's lifetime).
@@ -1186,14 +1170,13 @@ void PerfettoFormatter::Finish(std::string* out) {
   regions_.clear();
   children_.clear();
   flows_.clear();
-  used_pids_.clear();
+  pids_.Clear();
   counter_tracks_.clear();
   gauge_tracks_.clear();
   tasks_.clear();
   segments_.clear();
   next_segment_serial_ = 1;
   next_task_flow_ = kTaskFlowBase;
-  next_synthetic_pid_ = kSyntheticPidBase;
   next_synthetic_tid_ = kSyntheticTidBase;
   next_uuid_ = 1;
 }
