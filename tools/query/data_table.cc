@@ -55,9 +55,7 @@ class DataTable : public TableWriter {
     insert_.BindOptionalText(9, e.value_kind == reader::ValueKind::kJson
                                     ? std::optional<absl::string_view>(e.value_string)
                                     : std::nullopt);
-    insert_.BindOptionalInt(10, e.adopted_task != 0
-                                    ? std::optional<int64_t>(static_cast<int64_t>(e.adopted_task))
-                                    : std::nullopt);
+    insert_.BindOptionalInt(10, LoadContext::TaskId(e.adopted_task));
     insert_.Run();
   }
 

@@ -40,9 +40,7 @@ class ErrorTable : public TableWriter {
     insert_.BindOptionalInt(4, context().EnclosingRegion(at.thread));
     insert_.BindOptionalText(5, e.msg);
     insert_.BindOptionalText(6, e.fmt);
-    insert_.BindOptionalInt(7, e.adopted_task != 0
-                                   ? std::optional<int64_t>(static_cast<int64_t>(e.adopted_task))
-                                   : std::nullopt);
+    insert_.BindOptionalInt(7, LoadContext::TaskId(e.adopted_task));
     insert_.Run();
   }
 

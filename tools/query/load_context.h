@@ -37,6 +37,11 @@ class LoadContext {
   static int64_t Utid(uint32_t thread) { return int64_t{thread} + 1; }
   // A time as the schema stores it: ns since the Unix epoch.
   static int64_t Ns(absl::Time time) { return absl::ToUnixNanos(time); }
+  // A `task_id` column: the program's task ID, NULL for 0 (no task).
+  static std::optional<int64_t> TaskId(uint64_t task) {
+    if (task == 0) return std::nullopt;
+    return static_cast<int64_t>(task);
+  }
 
   // The id of the open slice in `slot`.
   int64_t SliceId(uint32_t slot) const { return open_[slot].id; }

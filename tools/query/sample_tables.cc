@@ -81,8 +81,7 @@ class SampleTables : public TableWriter {
     insert_sample_.BindOptionalInt(
         6, at.regions.empty() ? std::nullopt
                               : std::optional<int64_t>(context().SliceId(at.regions.back().slot)));
-    insert_sample_.BindOptionalInt(
-        7, at.task != 0 ? std::optional<int64_t>(static_cast<int64_t>(at.task)) : std::nullopt);
+    insert_sample_.BindOptionalInt(7, LoadContext::TaskId(at.task));
     insert_sample_.Run();
   }
 
