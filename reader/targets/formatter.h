@@ -52,6 +52,25 @@ class Formatter {
   // that separate instances may write runs of events to be concatenated (and Finish
   // writes nothing).
   virtual bool context_free() const { return false; }
+
+  // Updates the formatter's state for `event` exactly as Write(event, ...) does, and writes
+  // nothing: after any mix of Write and Skip calls over a stream of events, the formatter
+  // writes what it would have written had every call been a Write. A parallel decode runs
+  // one formatter per worker over every event, each writing its own stripes of events and
+  // skipping the others', and concatenates the stripes. The default writes into a scratch
+  // buffer and drops it (which costs what Write costs); context-free formatters skip
+  // nothing.
+  virtual void Skip(const reader::Event& event) {
+    if (context_free()) return;
+    skipped_text_.clear();
+    Write(event, &skipped_text_);
+  }
+  // True if Skip costs much less than Write (what a worker saves by skipping), so that a
+  // parallel decode pays off.
+  virtual bool skips_cheaply() const { return context_free(); }
+
+ private:
+  std::string skipped_text_;
 };
 
 // The formatter named `name` ("event", "perf", "normal", "chrome", "otlp", "perfetto",
