@@ -4,7 +4,10 @@
 // alone. `tracewire decode --jobs=N` relies on it. Every format, on every committed input
 // of the reader's fuzz target (real traces: a git process tree, imported git traces, task
 // and gauge workloads, CPU profiles; and hundreds of damaged ones, read strictly and with
-// salvage), and on the benchmarks' multi-thread, multi-generation trace.
+// salvage), and on the benchmarks' multi-thread, multi-generation trace. The real traces
+// also run through a coarse clock (times floored to the millisecond): most events then
+// share their time, and the formats that keep times strictly increasing per track (Chrome,
+// Perfetto) must move each one the same way whether it was written or skipped.
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "reader/byte_source.h"
 #include "reader/reader.h"
@@ -23,8 +27,8 @@
 namespace tracewire::targets {
 namespace {
 
-constexpr const char* kFormats[] = {"event",  "perf",     "normal", "chrome",
-                                    "otlp",   "perfetto", "folded"};
+constexpr const char* kFormats[] = {"event", "perf",     "normal", "chrome",
+                                    "otlp",  "perfetto", "folded"};
 
 std::unique_ptr<Formatter> Make(const std::string& format) {
   FormatterOptions options;
@@ -35,14 +39,18 @@ std::unique_ptr<Formatter> Make(const std::string& format) {
   return std::move(*formatter);
 }
 
+// How the formatters see the events' times.
+enum class Clock { kExact, kMilliseconds };
+
 // What `worker` of `workers` writes of `trace` in stripes of `stripe` events: its stripes'
 // output, in order, each preceded by its number; and Finish's output after the last event if
 // its stripe is the worker's. With workers = 1, the serial output. Stops at an error as
-// `tracewire decode` does (no Finish).
+// `tracewire decode` does (no Finish). With Clock::kMilliseconds the formatter gets each
+// event with its time floored to the millisecond.
 std::vector<std::pair<uint64_t, std::string>> Stripes(const std::string& format,
                                                       const std::string& trace, bool salvage,
                                                       uint64_t stripe, uint64_t workers,
-                                                      uint64_t worker) {
+                                                      uint64_t worker, Clock clock) {
   reader::ReaderOptions options;
   options.salvage = salvage;
   reader::Reader reader(reader::MemorySource(trace, "t"), options);
@@ -62,10 +70,18 @@ std::vector<std::pair<uint64_t, std::string>> Stripes(const std::string& format,
       break;
     }
     if (*event == nullptr) break;
+    reader::Event coarse;
+    const reader::Event* e = *event;
+    if (clock == Clock::kMilliseconds) {
+      coarse = **event;
+      coarse.time =
+          absl::UnixEpoch() + absl::Floor(coarse.time - absl::UnixEpoch(), absl::Milliseconds(1));
+      e = &coarse;
+    }
     if (mine(index)) {
-      formatter->Write(**event, text(index));
+      formatter->Write(*e, text(index));
     } else {
-      formatter->Skip(**event);
+      formatter->Skip(*e);
     }
     ++index;
   }
@@ -74,10 +90,10 @@ std::vector<std::pair<uint64_t, std::string>> Stripes(const std::string& format,
 }
 
 std::string Concatenated(const std::string& format, const std::string& trace, bool salvage,
-                         uint64_t stripe, uint64_t workers) {
+                         uint64_t stripe, uint64_t workers, Clock clock) {
   std::vector<std::vector<std::pair<uint64_t, std::string>>> parts;
   for (uint64_t w = 0; w < workers; ++w) {
-    parts.push_back(Stripes(format, trace, salvage, stripe, workers, w));
+    parts.push_back(Stripes(format, trace, salvage, stripe, workers, w, clock));
   }
   std::string all;
   std::vector<size_t> next(workers, 0);
@@ -96,19 +112,20 @@ std::string Concatenated(const std::string& format, const std::string& trace, bo
 }
 
 void ExpectStripesMatch(const std::string& name, const std::string& trace,
-                        const std::vector<uint64_t>& stripes) {
+                        const std::vector<uint64_t>& stripes, Clock clock = Clock::kExact) {
+  const char* clock_name = clock == Clock::kExact ? "" : " (millisecond clock)";
   for (const char* format : kFormats) {
     for (const bool salvage : {false, true}) {
-      const std::string serial = Concatenated(format, trace, salvage, ~uint64_t{0} / 2, 1);
+      const std::string serial = Concatenated(format, trace, salvage, ~uint64_t{0} / 2, 1, clock);
       for (const uint64_t stripe : stripes) {
         for (const uint64_t workers : {2, 3}) {
-          const std::string striped = Concatenated(format, trace, salvage, stripe, workers);
+          const std::string striped = Concatenated(format, trace, salvage, stripe, workers, clock);
           ASSERT_EQ(striped.size(), serial.size())
-              << name << " " << format << (salvage ? " --salvage" : "") << ", stripes of "
-              << stripe << " on " << workers << " workers";
+              << name << clock_name << " " << format << (salvage ? " --salvage" : "")
+              << ", stripes of " << stripe << " on " << workers << " workers";
           ASSERT_TRUE(striped == serial)
-              << name << " " << format << (salvage ? " --salvage" : "") << ", stripes of "
-              << stripe << " on " << workers << " workers";
+              << name << clock_name << " " << format << (salvage ? " --salvage" : "")
+              << ", stripes of " << stripe << " on " << workers << " workers";
         }
       }
     }
@@ -133,6 +150,22 @@ TEST(FormatterSkipTest, FuzzCorpus) {
     }
   }
   EXPECT_GT(inputs, 500);
+}
+
+// The real traces of the corpus (named after what they hold; the damaged ones are named by
+// hash) with a coarse clock.
+TEST(FormatterSkipTest, FuzzCorpusMillisecondClock) {
+  int inputs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("tests/fuzz/corpus/reader")) {
+    const std::string name = entry.path().filename().string();
+    const bool hash = name.find_first_not_of("0123456789abcdef") == std::string::npos;
+    if (!entry.is_regular_file() || hash) continue;
+    ExpectStripesMatch(entry.path().string(), ReadFile(entry.path()), {1, 3, 17},
+                       Clock::kMilliseconds);
+    if (HasFatalFailure()) return;
+    ++inputs;
+  }
+  EXPECT_GT(inputs, 30);
 }
 
 TEST(FormatterSkipTest, MultiThreadMultiGenerationTrace) {
