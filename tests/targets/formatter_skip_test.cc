@@ -4,10 +4,12 @@
 // alone. `tracewire decode --jobs=N` relies on it. Every format, on every committed input
 // of the reader's fuzz target (real traces: a git process tree, imported git traces, task
 // and gauge workloads, CPU profiles; and hundreds of damaged ones, read strictly and with
-// salvage), and on the benchmarks' multi-thread, multi-generation trace. The real traces
+// salvage), on a CPU-profiled run of a workload, and on the benchmarks' multi-thread,
+// multi-generation trace. The real traces
 // also run through a coarse clock (times floored to the millisecond): most events then
 // share their time, and the formats that keep times strictly increasing per track (Chrome,
 // Perfetto) must move each one the same way whether it was written or skipped.
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +25,7 @@
 #include "reader/reader.h"
 #include "reader/targets/formatter.h"
 #include "tests/bench/synthetic_trace.h"
+#include "tests/cli/cli_runner.h"
 
 namespace tracewire::targets {
 namespace {
@@ -166,6 +169,28 @@ TEST(FormatterSkipTest, FuzzCorpusMillisecondClock) {
     ++inputs;
   }
   EXPECT_GT(inputs, 30);
+}
+
+// A real CPU profile (two threads sampled at 2 kHz of CPU time inside regions whose enters
+// and leaves carry stacks, in 20 ms generations): Chrome's profiles and stack frames and the
+// folded counts are built from the written and the skipped events alike.
+TEST(FormatterSkipTest, CpuProfiledWorkload) {
+  const std::string path = cli_test::NewTempDir("cpu_workload") + "/trace.twr";
+  cli_test::RunOptions options;
+  options.env = {{"TRACEWIRE", path},
+                 {"TRACEWIRE_CPU_PROFILE", "2000"},
+                 {"TRACEWIRE_GENERATION_MS", "20"},
+                 {"TRACEWIRE_STACKS", "region_enter,region_leave"}};
+  options.unset_env = {"TRACEWIRE_PARENT_SID", "TRACEWIRE_PARENT_NAME"};
+  ASSERT_EQ(cli_test::RunCommand({cli_test::Runfile("tests/viewers/cpu_workload"), "0.05"}, options)
+                .exit_code,
+            0);
+  const std::string trace = ReadFile(path);
+  // Samples of both threads, each under its region: several folded stacks.
+  const std::string folded =
+      Concatenated("folded", trace, false, ~uint64_t{0} / 2, 1, Clock::kExact);
+  EXPECT_GE(std::count(folded.begin(), folded.end(), '\n'), 2) << folded;
+  ExpectStripesMatch(path, trace, {1, 7});
 }
 
 TEST(FormatterSkipTest, MultiThreadMultiGenerationTrace) {
