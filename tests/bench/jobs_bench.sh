@@ -6,7 +6,9 @@
 # and the ratios: speed-up of --jobs=2 over --jobs=1, the ceiling's (2 x jobs=1 / both),
 # --jobs=2's share of the ceiling, and events per CPU second with --jobs=1.
 #
-#   tests/bench/jobs_bench.sh [--events=40000000] [--commands='stats,event,...']
+#   tests/bench/jobs_bench.sh [--events=40000000] [--commands='stats,event,...'] [--tracewire=BIN]
+#
+# --tracewire measures another build of the command (e.g. an older one) on the same input.
 #
 # Input: the benchmarks' synthetic trace, two threads (region pairs plus an integer datum
 # every 1,024 events), 3 M events per generation, in a temporary directory. Output goes to
@@ -16,8 +18,10 @@ cd "$(dirname "$0")/../.."
 
 events=40000000
 commands=validate,stats,report,event,perf,normal,chrome,otlp,perfetto
+other=
 for arg in "$@"; do
   case "$arg" in
+    --tracewire=*) other=${arg#*=} ;;
     --events=*) events=${arg#*=} ;;
     --commands=*) commands=${arg#*=} ;;
     *) echo "usage: $0 [--events=N] [--commands=a,b,...]" >&2; exit 2 ;;
@@ -26,7 +30,7 @@ done
 
 bazel build -c opt //tools:tracewire //tests/bench:make_bench_trace >&2
 bin=$(bazel info -c opt bazel-bin 2>/dev/null)
-tw=$bin/tools/tracewire
+tw=${other:-$bin/tools/tracewire}
 work=$(mktemp -d /tmp/tracewire-jobs-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 "$bin/tests/bench/make_bench_trace" --threads=2 --events="$events" \
