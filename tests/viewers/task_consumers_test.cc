@@ -3,13 +3,16 @@
 // category excluded with TRACEWIRE_CATEGORIES) exported with `tracewire decode
 // --format=chrome` and read by the DevTools trace engine and speedscope
 // (tests/consumers/task_consumers.mjs). The expectations come from the reader's events.
+#include <algorithm>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "reader/reader.h"
@@ -25,15 +28,24 @@ using nlohmann::json;
 
 constexpr int kRequests = 2000;
 
+// The example's trace (recorded once).
+const std::string& ThreadPoolTrace() {
+  static const std::string* trace = [] {
+    auto* path = new std::string(cli_test::NewTempDir("threadpool_trace") + "/trace.twr");
+    cli_test::RunOptions options;
+    options.env = {{"TRACEWIRE", *path}, {"TRACEWIRE_CATEGORIES", "*,-debug"}};
+    options.unset_env = {"TRACEWIRE_PARENT_SID", "TRACEWIRE_PARENT_NAME"};
+    const CommandResult run = cli_test::RunCommand(
+        {Runfile("examples/threadpool/threadpool"), absl::StrCat(kRequests)}, options);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    return path;
+  }();
+  return *trace;
+}
+
 TEST(TaskConsumersTest, ThreadPoolTasksFlowsAndGauges) {
   const std::string dir = cli_test::NewTempDir("threadpool");
-  const std::string trace = dir + "/trace.twr";
-  cli_test::RunOptions options;
-  options.env = {{"TRACEWIRE", trace}, {"TRACEWIRE_CATEGORIES", "*,-debug"}};
-  options.unset_env = {"TRACEWIRE_PARENT_SID", "TRACEWIRE_PARENT_NAME"};
-  const CommandResult run = cli_test::RunCommand(
-      {Runfile("examples/threadpool/threadpool"), absl::StrCat(kRequests)}, options);
-  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string& trace = ThreadPoolTrace();
 
   // What the trace holds, from the reader.
   absl::StatusOr<std::unique_ptr<reader::Reader>> reader = reader::Reader::OpenFile(trace);
@@ -114,6 +126,153 @@ TEST(TaskConsumersTest, ThreadPoolTasksFlowsAndGauges) {
   EXPECT_EQ(summary["gauge_series"], 3);
   EXPECT_EQ(summary["gauge_samples"], samples);
   EXPECT_EQ(summary["speedscope_calls"], regions + segments);
+  EXPECT_EQ(summary["speedscope_warnings"], 0);
+}
+
+// The middle fifth of the run through `decode --since --until`: the tasks active at the
+// window's start begin again there, the workers working for one adopt it again, and all
+// end at its end (reader/event_window.h); the consumers see every task overlapping the
+// window as one balanced async slice, one flow per task through the segments that overlap
+// the window, and the samples and regions inside it.
+TEST(TaskConsumersTest, AWindowCutsTasksAndSegmentsAtItsEdges) {
+  const std::string dir = cli_test::NewTempDir("threadpool_window");
+  const std::string& trace = ThreadPoolTrace();
+  const absl::Time kNever = absl::InfiniteFuture();
+  absl::Time first = kNever, last = absl::InfinitePast();
+  {
+    absl::StatusOr<std::unique_ptr<reader::Reader>> reader = reader::Reader::OpenFile(trace);
+    ASSERT_TRUE(reader.ok()) << reader.status();
+    while (true) {
+      absl::StatusOr<const reader::Event*> next = (*reader)->Next();
+      ASSERT_TRUE(next.ok()) << next.status();
+      if (*next == nullptr) break;
+      if (first == kNever) first = (*next)->time;
+      last = std::max(last, (*next)->time);
+    }
+  }
+  const absl::Duration span = last - first;
+  const absl::Duration since_offset = absl::Trunc(span * 2 / 5, absl::Nanoseconds(1)) +
+                                      absl::Nanoseconds(1);
+  const absl::Duration until_offset = absl::Trunc(span * 3 / 5, absl::Nanoseconds(1));
+  const absl::Time since = first + since_offset;
+  const absl::Time until = first + until_offset;
+  auto overlaps = [&](absl::Time begin, absl::Time end) { return begin <= until && end >= since; };
+
+  // What the window holds, from the reader's events.
+  struct Task {
+    absl::Time begin, end = absl::InfiniteFuture();
+  };
+  struct Segment {
+    uint64_t task = 0;
+    std::string thread;
+    absl::Time begin, end = absl::InfiniteFuture();
+  };
+  std::map<uint64_t, Task> tasks;
+  std::vector<Segment> segments;
+  absl::flat_hash_map<uint64_t, size_t> open_segment;       // by thread number
+  absl::flat_hash_map<uint64_t, std::vector<absl::Time>> open_regions;  // by thread number
+  json gauges = json::object();
+  int64_t regions = 0;
+  absl::StatusOr<std::unique_ptr<reader::Reader>> reader = reader::Reader::OpenFile(trace);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  auto end_segment = [&](uint64_t thread, absl::Time at) {
+    if (auto it = open_segment.find(thread); it != open_segment.end()) {
+      segments[it->second].end = at;
+      open_segment.erase(it);
+    }
+  };
+  while (true) {
+    absl::StatusOr<const reader::Event*> next = (*reader)->Next();
+    ASSERT_TRUE(next.ok()) << next.status();
+    if (*next == nullptr) break;
+    const reader::Event& e = **next;
+    switch (e.kind) {
+      case reader::EventKind::kTaskBegin:
+        tasks[e.task_id].begin = e.time;
+        break;
+      case reader::EventKind::kTaskEnd:
+        tasks[e.task_id].end = e.time;
+        break;
+      case reader::EventKind::kTaskAdopt:
+        end_segment(e.thread_id, e.time);
+        open_segment[e.thread_id] = segments.size();
+        segments.push_back(Segment{e.task_id, std::string(e.thread_name), e.time, kNever});
+        break;
+      case reader::EventKind::kTaskRelease:
+      case reader::EventKind::kThreadExit:
+        end_segment(e.thread_id, e.time);
+        break;
+      case reader::EventKind::kRegionEnter:
+        open_regions[e.thread_id].push_back(e.time);
+        break;
+      case reader::EventKind::kRegionLeave:
+        if (!open_regions[e.thread_id].empty()) {
+          regions += overlaps(open_regions[e.thread_id].back(), e.time);
+          open_regions[e.thread_id].pop_back();
+        }
+        break;
+      case reader::EventKind::kGauge:
+        if (e.time >= since && e.time <= until) {
+          std::string name = absl::StrCat(e.category, "/", e.label);
+          if (e.unit.has_value()) absl::StrAppend(&name, " (", *e.unit, ")");
+          gauges[name].push_back(e.value_int);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  int64_t window_tasks = 0;
+  for (const auto& [id, task] : tasks) window_tasks += overlaps(task.begin, task.end);
+  // A task's flow goes through its segments in the window that began while it was active.
+  std::map<uint64_t, std::vector<std::pair<absl::Time, std::string>>> stops;
+  int64_t window_segments = 0;
+  for (const Segment& segment : segments) {
+    if (!overlaps(segment.begin, segment.end)) continue;
+    ++window_segments;
+    auto task = tasks.find(segment.task);
+    if (task == tasks.end() || !overlaps(task->second.begin, task->second.end) ||
+        segment.begin > task->second.end) {
+      continue;
+    }
+    stops[segment.task].emplace_back(std::max(segment.begin, since), segment.thread);
+  }
+  json hops = json::array();
+  for (auto& [id, list] : stops) {
+    if (list.size() < 2) continue;
+    std::stable_sort(list.begin(), list.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    json names = json::array();
+    for (const auto& [time, thread] : list) names.push_back(thread);
+    hops.push_back(names);
+  }
+  ASSERT_GT(window_tasks, 100) << "the window holds a part of the run";
+  ASSERT_LT(window_tasks, kRequests);
+  const json expected = {{"tasks", window_tasks},
+                         {"ended", window_tasks},
+                         {"hops", hops},
+                         {"hops_any_order", true},
+                         {"gauges", gauges},
+                         {"excluded", "debug"},
+                         {"slices", regions + window_segments}};
+  const std::string expected_path = dir + "/expected.json";
+  ASSERT_TRUE(cli_test::WriteFile(expected_path, expected.dump()));
+
+  const std::string chrome = dir + "/window.json";
+  const CommandResult decode = cli_test::RunCommand(
+      {cli_test::Tracewire(), "decode", "--format=chrome",
+       absl::StrCat("--since=", absl::ToInt64Nanoseconds(since_offset), "ns"),
+       absl::StrCat("--until=", absl::ToInt64Nanoseconds(until_offset), "ns"), trace, "-o",
+       chrome});
+  ASSERT_EQ(decode.exit_code, 0) << decode.err;
+  absl::StatusOr<CommandResult> consumers =
+      consumers::RunNodeScript("task_consumers.mjs", {chrome, expected_path});
+  ASSERT_TRUE(consumers.ok()) << consumers.status();
+  ASSERT_EQ(consumers->exit_code, 0) << consumers->err << consumers->out;
+  const json summary = json::parse(consumers->out);
+  EXPECT_EQ(summary["async_tasks"], window_tasks);
+  EXPECT_EQ(summary["flows"], hops.size());
+  EXPECT_EQ(summary["speedscope_calls"], regions + window_segments);
   EXPECT_EQ(summary["speedscope_warnings"], 0);
 }
 
