@@ -154,27 +154,8 @@ void EventWindow::EmitRegion(const OpenRegion& region, EventKind kind, absl::Tim
   Event& e = synthetic_;
   e = Event();
   e.kind = kind;
-  format::EventType type = format::EventType::kRegionEnter;
-  switch (kind) {
-    case EventKind::kRegionLeave:
-      type = format::EventType::kRegionLeave;
-      break;
-    case EventKind::kTaskBegin:
-      type = format::EventType::kTaskBegin;
-      break;
-    case EventKind::kTaskEnd:
-      type = format::EventType::kTaskEnd;
-      break;
-    case EventKind::kTaskAdopt:
-      type = format::EventType::kTaskAdopt;
-      break;
-    case EventKind::kTaskRelease:
-      type = format::EventType::kTaskRelease;
-      break;
-    default:
-      break;
-  }
-  e.wire_type = static_cast<uint8_t>(type);
+  // The wire row the kind is written as (each of these kinds has one, named after it).
+  e.wire_type = static_cast<uint8_t>(format::LookupTrace2Event(EventKindName(kind))->type);
   e.task_id = region.task_id;
   e.parent_task = region.parent_task;
   // The task the thread works for at the event (Event::adopted_task).
@@ -225,6 +206,8 @@ bool EventWindow::Add(const Event& e, absl::FunctionRef<void(const Event&)> emit
     until_ = resolve(options_.until, absl::InfiniteFuture());
   }
   if (e.time > until_) {
+    // A window without events of its own still shows what spans it.
+    if (!inside_ && since_ <= until_) EnterWindow(emit);
     // The edge: close what is open, innermost first, thread by thread (regions, then the
     // thread's task segment); then the tasks, the latest begun first.
     if (inside_) {
@@ -247,28 +230,30 @@ bool EventWindow::Add(const Event& e, absl::FunctionRef<void(const Event&)> emit
     return false;
   }
   if (!inside_ && e.time < since_) NoteIdentity(e);
-  if (!inside_ && e.time >= since_) {
-    inside_ = true;
-    // The edge: state the processes again, then open again what is open, outermost first.
-    for (const ProcessIdentity& p : identities_) EmitIdentity(p, since_, emit);
-    // The tasks, in the order they began (a parent before its children); then per thread
-    // its task segment and its regions.
-    for (const uint32_t slot : OpenTasksInBeginOrder()) {
-      EmitRegion(regions_[slot], EventKind::kTaskBegin, since_, emit);
-    }
-    for (uint32_t t = 0; t < model_.threads().size(); ++t) {
-      const Slice& segment = model_.thread(t).segment;
-      if (segment.slot != kNoIndex) {
-        EmitRegion(regions_[segment.slot], EventKind::kTaskAdopt, since_, emit);
-      }
-      for (const Slice& open : model_.OpenRegions(t)) {
-        EmitRegion(regions_[open.slot], EventKind::kRegionEnter, since_, emit);
-      }
-    }
-  }
+  if (!inside_ && e.time >= since_) EnterWindow(emit);
   model_.Add(e, *this);
   if (inside_) emit(e);
   return true;
+}
+
+void EventWindow::EnterWindow(absl::FunctionRef<void(const Event&)> emit) {
+  inside_ = true;
+  // The edge: state the processes again, then open again what is open, outermost first:
+  // the tasks, in the order they began (a parent before its children); then per thread its
+  // task segment and its regions.
+  for (const ProcessIdentity& p : identities_) EmitIdentity(p, since_, emit);
+  for (const uint32_t slot : OpenTasksInBeginOrder()) {
+    EmitRegion(regions_[slot], EventKind::kTaskBegin, since_, emit);
+  }
+  for (uint32_t t = 0; t < model_.threads().size(); ++t) {
+    const Slice& segment = model_.thread(t).segment;
+    if (segment.slot != kNoIndex) {
+      EmitRegion(regions_[segment.slot], EventKind::kTaskAdopt, since_, emit);
+    }
+    for (const Slice& open : model_.OpenRegions(t)) {
+      EmitRegion(regions_[open.slot], EventKind::kRegionEnter, since_, emit);
+    }
+  }
 }
 
 }  // namespace tracewire::reader

@@ -18,8 +18,9 @@
 //     adopts it again, before its regions; at `until` each thread releases its task after
 //     leaving its regions, and the tasks end there. Regions and tasks are followed with
 //     reader::TrackModel (the one slice tracker).
-// After an event past `until` nothing more can pass: Add() returns false, and the caller
-// may stop reading.
+// A window no event falls in still shows what spans it: the first event past `until`
+// crosses both edges. After an event past `until` nothing more can pass: Add() returns
+// false, and the caller may stop reading.
 #ifndef TRACEWIRE_READER_EVENT_WINDOW_H_
 #define TRACEWIRE_READER_EVENT_WINDOW_H_
 
@@ -114,6 +115,9 @@ class EventWindow {
   // Emits the version, start and cmd_name events of `p` at `time`.
   void EmitIdentity(const ProcessIdentity& p, absl::Time time,
                     absl::FunctionRef<void(const Event&)> emit);
+  // Crosses `since`: states the processes again, then begins the open tasks, adopts the
+  // threads' tasks and enters the open regions again there.
+  void EnterWindow(absl::FunctionRef<void(const Event&)> emit);
   // The slots of the open tasks, in the order they began.
   std::vector<uint32_t> OpenTasksInBeginOrder() const;
   // Emits a region or task event (`kind`) of the open slice `region` at `time`.

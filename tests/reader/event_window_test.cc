@@ -164,6 +164,21 @@ TEST(EventWindowTest, TasksAndTheirSegmentsOpenAtTheEdgesAreCutThere) {
                  }));
 }
 
+TEST(EventWindowTest, AWindowWithoutEventsStillShowsWhatSpansIt) {
+  EventWindowOptions options;
+  options.since = WindowTime{std::nullopt, absl::Nanoseconds(3)};
+  options.until = WindowTime{std::nullopt, absl::Nanoseconds(5)};
+  EventWindow window(options);
+  std::vector<std::string> out;
+  auto collect = [&](const Event& passed) {
+    out.push_back(absl::StrCat(EventKindName(passed.kind), " ", passed.label, " @",
+                               absl::ToInt64Nanoseconds(passed.time - kStart)));
+  };
+  EXPECT_TRUE(window.Add(At(0, EventKind::kRegionEnter, 1, "long"), collect));
+  EXPECT_FALSE(window.Add(At(10, EventKind::kRegionLeave, 1, "long"), collect));
+  EXPECT_EQ(out, (std::vector<std::string>{"region_enter long @3", "region_leave long @5"}));
+}
+
 TEST(EventWindowTest, ProcessesAreStatedAgainAtTheStart) {
   EventWindowOptions options;
   options.since = WindowTime{std::nullopt, absl::Nanoseconds(5)};
