@@ -157,7 +157,7 @@ void SpanBuilder::Close(Process& p, Span* span, int64_t ns) {
 }
 
 void SpanBuilder::WriteLine(Process& p, bool all) {
-  write_line_(p, all, out_);
+  if (out_ != nullptr) write_line_(p, all, out_);
   std::vector<std::unique_ptr<Span>> kept;
   for (std::unique_ptr<Span>& span : p.spans) {
     if (!InLine(*span, all)) kept.push_back(std::move(span));
@@ -269,7 +269,7 @@ void SpanBuilder::BeginTask(Process& p, const reader::Slice& slice, const Event&
 
 void SpanBuilder::WriteMetrics(Process& p) {
   if (p.gauge_points == 0) return;
-  write_metrics_(p, out_);
+  if (out_ != nullptr) write_metrics_(p, out_);
   for (auto& [index, series] : p.gauges) series.points.clear();
   p.gauge_points = 0;
 }
@@ -666,7 +666,7 @@ void SpanBuilder::EndProcess(Process& p) {
   model_.EndProcess(p.index, absl::FromUnixNanos(end), *this);
   if (!p.ended) p.exit_code.reset();
   Close(p, &p.span, end);
-  ProcessAttributes(p);
+  if (out_ != nullptr) ProcessAttributes(p);  // for the line only (p is dropped after it)
   WriteLine(p, /*all=*/true);
   WriteMetrics(p);
   order_.erase(std::find(order_.begin(), order_.end(), &p));

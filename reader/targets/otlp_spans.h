@@ -143,7 +143,7 @@ struct Process {
   std::map<uint64_t, Span*> tasks;         // open task spans, by task ID
   std::map<uint32_t, GaugeSeries> gauges;  // by the track model's gauge index
   size_t gauge_points = 0;                 // points held in `gauges`
-  uint64_t cpu_samples = 0;  // CPU samples of the process (not spans: only counted)
+  uint64_t cpu_samples = 0;                // CPU samples of the process (not spans: only counted)
 };
 
 // The process span's name, "<exe>:<verb>#<mode>" (trace2receiver's), with its parts:
@@ -167,7 +167,9 @@ class SpanBuilder : public reader::TrackListener {
   SpanBuilder(LineWriter write_line, MetricsWriter write_metrics)
       : write_line_(std::move(write_line)), write_metrics_(std::move(write_metrics)) {}
 
-  // Adds one event (in reader order); lines of processes that end go to `out`.
+  // Adds one event (in reader order); lines of processes that end go to `out`. With a
+  // null `out` (a formatter's Skip), the spans are built and dropped as they would be
+  // when their line is written, and no line is rendered.
   void Add(const reader::Event& e, std::string* out);
   // Ends the processes still open (their open spans end at their last event) and writes
   // them; then the builder is as new.
@@ -182,7 +184,7 @@ class SpanBuilder : public reader::TrackListener {
  private:
   Span* NewSpan(Process& p, SpanType type, Span* parent, std::string name, int64_t ns);
   void Close(Process& p, Span* span, int64_t ns);
-  // Writes a line of `p` (see LineWriter) and drops the spans written.
+  // Writes a line of `p` (see LineWriter), unless skipping, and drops the spans written.
   void WriteLine(Process& p, bool all);
   void AddData(Process& p, uint32_t thread, const reader::Event& e);
   void EndProcess(Process& p);
@@ -193,7 +195,8 @@ class SpanBuilder : public reader::TrackListener {
   void BeginChild(Process& p, const reader::Slice& slice, const reader::Event& e);
   void BeginExec(Process& p, const reader::Slice& slice, const reader::Event& e);
   void BeginTask(Process& p, const reader::Slice& slice, const reader::Event& e);
-  // Writes `p`'s gauge samples held so far as a metrics line.
+  // Writes `p`'s gauge samples held so far as a metrics line (unless skipping) and drops
+  // them.
   void WriteMetrics(Process& p);
   void EndChild(Process& p, Span* span, const reader::Event* e);
   void EndExec(Process& p, Span* span, const reader::Event* e);
@@ -221,7 +224,7 @@ class SpanBuilder : public reader::TrackListener {
   std::vector<Span*> slot_spans_;  // the span of each open slice, by slot
   reader::EventTracks at_;         // where the current event is
   int64_t now_ns_ = 0;             // the time slices begin and end at
-  std::string* out_ = nullptr;     // the output of the current Add() or Finish()
+  std::string* out_ = nullptr;     // the output of the current Add() or Finish(); null: skip
   std::string scratch_;
 };
 

@@ -3,6 +3,14 @@
 // (a git-status-like session of ~40 events with regions up to nesting 3, data, data_json,
 // children, a worker thread, printf, error, timers and counters, repeated with advancing
 // times); each iteration formats all of them into one reused std::string.
+//
+// BM_Stateful/<format>_{write,skip}: what Formatter::Skip costs against Write for the
+// stateful formatters (a worker of a parallel decode skips the other workers' stripes),
+// each iteration a new formatter over the mix, writing or skipping every event, then
+// Finish. BM_Trace/...: the same over a synthetic trace read from memory (2 interleaved
+// threads of "region_enter, data_int, data, data_int, region_leave", as
+// `make_bench_trace --threads=2` writes), with BM_Trace/read_only the reader alone: a
+// format's Skip/Write ratio is (skip - read_only) / (write - read_only).
 //   bazel run -c opt //tests/bench:targets_bench
 #include <memory>
 #include <string>
@@ -11,8 +19,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
+#include "format/constants.h"
+#include "format/file_header.h"
+#include "reader/byte_source.h"
 #include "reader/event.h"
+#include "reader/reader.h"
 #include "reader/targets/formatter.h"
+#include "tests/bench/synthetic_trace.h"
 
 namespace {
 
@@ -239,6 +252,92 @@ void BM_PerfBrief(benchmark::State& state) { Run(state, "perf", Options(true)); 
 void BM_Normal(benchmark::State& state) { Run(state, "normal", Options(false)); }
 void BM_NormalBrief(benchmark::State& state) { Run(state, "normal", Options(true)); }
 
+// Writes (or with `skip`, skips) every event of the mix with a new `name` formatter, then
+// calls Finish.
+void BM_Stateful(benchmark::State& state, const char* name, bool skip) {
+  const Mix& mix = TheMix();
+  std::string out;
+  size_t bytes = 0;
+  for (auto _ : state) {
+    auto formatter = tracewire::targets::MakeFormatter(name, Options(false));
+    if (!formatter.ok()) {
+      state.SkipWithError("MakeFormatter failed");
+      return;
+    }
+    out.clear();
+    for (const Event& e : mix.events) {
+      if (skip) {
+        (*formatter)->Skip(e);
+      } else {
+        (*formatter)->Write(e, &out);
+      }
+    }
+    (*formatter)->Finish(&out);
+    bytes += out.size();
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * mix.events.size()));
+}
+
+// The synthetic trace: 2 threads interleaved at every event, 2 generations of 150000.
+const std::string& SyntheticTraceBytes() {
+  static const std::string* bytes = [] {
+    const tracewire::bench::SyntheticTrace synth(/*threads=*/2,
+                                                 /*events_per_generation=*/150'000,
+                                                 /*bursty=*/false);
+    auto* trace =
+        new std::string(tracewire::format::EncodeFileHeader(tracewire::format::kFormatVersion));
+    for (uint64_t gen = 1; gen <= 2; ++gen) synth.AppendGeneration(gen, trace);
+    return trace;
+  }();
+  return *bytes;
+}
+
+// Reads the synthetic trace and writes (or with `skip`, skips) every event with a new
+// `name` formatter, then calls Finish; with a null `name`, only reads.
+void BM_Trace(benchmark::State& state, const char* name, bool skip) {
+  const std::string& trace = SyntheticTraceBytes();
+  std::string out;
+  size_t bytes = 0;
+  uint64_t events = 0;
+  for (auto _ : state) {
+    std::unique_ptr<tracewire::targets::Formatter> formatter;
+    if (name != nullptr) {
+      auto made = tracewire::targets::MakeFormatter(name, Options(false));
+      if (!made.ok()) {
+        state.SkipWithError("MakeFormatter failed");
+        return;
+      }
+      formatter = std::move(*made);
+    }
+    tracewire::reader::Reader reader(tracewire::reader::MemorySource(trace, "bench"),
+                                     tracewire::reader::ReaderOptions());
+    out.clear();
+    while (true) {
+      absl::StatusOr<const Event*> event = reader.Next();
+      if (!event.ok()) {
+        state.SkipWithError("the trace does not read");
+        return;
+      }
+      if (*event == nullptr) break;
+      ++events;
+      if (formatter == nullptr) {
+        benchmark::DoNotOptimize(*event);
+      } else if (skip) {
+        formatter->Skip(**event);
+      } else {
+        formatter->Write(**event, &out);
+      }
+    }
+    if (formatter != nullptr) formatter->Finish(&out);
+    bytes += out.size();
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+  state.SetItemsProcessed(static_cast<int64_t>(events));
+}
+
 BENCHMARK(BM_Event);
 BENCHMARK(BM_EventBrief);
 BENCHMARK(BM_EventDefaultNesting);
@@ -246,6 +345,15 @@ BENCHMARK(BM_Perf);
 BENCHMARK(BM_PerfBrief);
 BENCHMARK(BM_Normal);
 BENCHMARK(BM_NormalBrief);
+BENCHMARK_CAPTURE(BM_Stateful, otlp_write, "otlp", false);
+BENCHMARK_CAPTURE(BM_Stateful, otlp_skip, "otlp", true);
+BENCHMARK_CAPTURE(BM_Stateful, perfetto_write, "perfetto", false);
+BENCHMARK_CAPTURE(BM_Stateful, perfetto_skip, "perfetto", true);
+BENCHMARK_CAPTURE(BM_Trace, read_only, nullptr, false)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Trace, otlp_write, "otlp", false)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Trace, otlp_skip, "otlp", true)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Trace, perfetto_write, "perfetto", false)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Trace, perfetto_skip, "perfetto", true)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
