@@ -26,6 +26,8 @@ constexpr size_t kMaxClosedSpans = 10000;
 constexpr size_t kMaxGaugePoints = 10000;
 // Errors of one process kept as span events (the first is also the status message).
 constexpr size_t kMaxErrorEvents = 100;
+// Attributes a span has room for from its start (a region has up to 9, a child 13).
+constexpr size_t kSpanAttributes = 10;
 
 uint64_t SplitMix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15;
@@ -131,6 +133,7 @@ std::string SpanBuilder::DataValue(const Event& e) {
 
 Span* SpanBuilder::NewSpan(Process& p, SpanType type, Span* parent, std::string name, int64_t ns) {
   auto span = std::make_unique<Span>();
+  span->attributes.reserve(kSpanAttributes);
   span->type = type;
   uint64_t id = 0;
   while (id == 0) id = SplitMix64(p.id_seed ^ SplitMix64(++p.next_span));

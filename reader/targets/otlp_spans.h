@@ -36,16 +36,13 @@ using SpanId = std::array<uint8_t, 8>;
 
 // One attribute: trace2receiver's are strings (JSON text for structured values); the OTel
 // semantic-convention ones are typed. emplace_back(key, text) makes a string attribute.
+// Keys are string literals: an attribute keeps the pointer (no copy per span).
 struct Attribute {
   enum class Type { kString, kInt, kStringArray };
-  Attribute(std::string key, std::string text, Type type = Type::kString, int64_t number = 0,
+  Attribute(const char* key, std::string text, Type type = Type::kString, int64_t number = 0,
             std::vector<std::string> list = {})
-      : key(std::move(key)),
-        text(std::move(text)),
-        type(type),
-        number(number),
-        list(std::move(list)) {}
-  std::string key;
+      : key(key), text(std::move(text)), type(type), number(number), list(std::move(list)) {}
+  const char* key;
   std::string text;  // kString
   Type type = Type::kString;
   int64_t number = 0;             // kInt
@@ -53,12 +50,12 @@ struct Attribute {
 };
 
 // An int attribute.
-inline Attribute Int(std::string key, int64_t value) {
-  return {std::move(key), "", Attribute::Type::kInt, value, {}};
+inline Attribute Int(const char* key, int64_t value) {
+  return {key, "", Attribute::Type::kInt, value, {}};
 }
 // A string array attribute.
-inline Attribute StrArray(std::string key, std::vector<std::string> values) {
-  return {std::move(key), "", Attribute::Type::kStringArray, 0, std::move(values)};
+inline Attribute StrArray(const char* key, std::vector<std::string> values) {
+  return {key, "", Attribute::Type::kStringArray, 0, std::move(values)};
 }
 
 // A span event (an `error` on the process span).
