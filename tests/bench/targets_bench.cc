@@ -9,10 +9,15 @@
 // each iteration a new formatter over the mix, writing or skipping every event, then
 // Finish. BM_Trace/...: the same over a synthetic trace read from memory (2 interleaved
 // threads of "region_enter, data_int, data, data_int, region_leave", as
-// `make_bench_trace --threads=2` writes), with BM_Trace/read_only the reader alone: a
-// format's Skip/Write ratio is (skip - read_only) / (write - read_only).
+// `make_bench_trace --threads=2` writes), with BM_Trace/read_only the reader alone and
+// BM_Trace/track_model the reader and the track model every stateful formatter keeps: a
+// format's Skip/Write ratio is (skip - read_only) / (write - read_only). With
+// TRACEWIRE_BENCH_TRACE=<file>, BM_Trace reads that trace instead (read into memory once).
 //   bazel run -c opt //tests/bench:targets_bench
+#include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,6 +30,7 @@
 #include "reader/event.h"
 #include "reader/reader.h"
 #include "reader/targets/formatter.h"
+#include "reader/track_model.h"
 #include "tests/bench/synthetic_trace.h"
 
 namespace {
@@ -280,9 +286,16 @@ void BM_Stateful(benchmark::State& state, const char* name, bool skip) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * mix.events.size()));
 }
 
-// The synthetic trace: 2 threads interleaved at every event, 2 generations of 150000.
+// The synthetic trace: 2 threads interleaved at every event, 2 generations of 150000; or
+// the file TRACEWIRE_BENCH_TRACE names.
 const std::string& SyntheticTraceBytes() {
-  static const std::string* bytes = [] {
+  static const std::string* bytes = []() -> const std::string* {
+    if (const char* path = std::getenv("TRACEWIRE_BENCH_TRACE"); path != nullptr) {
+      std::ifstream in(path, std::ios::binary);
+      std::ostringstream contents;
+      contents << in.rdbuf();
+      return new std::string(contents.str());
+    }
     const tracewire::bench::SyntheticTrace synth(/*threads=*/2,
                                                  /*events_per_generation=*/150'000,
                                                  /*bursty=*/false);
@@ -294,9 +307,13 @@ const std::string& SyntheticTraceBytes() {
   return *bytes;
 }
 
-// Reads the synthetic trace and writes (or with `skip`, skips) every event with a new
-// `name` formatter, then calls Finish; with a null `name`, only reads.
-void BM_Trace(benchmark::State& state, const char* name, bool skip) {
+// What BM_Trace does with each event it reads.
+enum class TraceWork { kReadOnly, kTrackModel, kWrite, kSkip };
+
+// Reads the synthetic trace and, per `work`, does nothing more, feeds the events to a
+// track model (reader/track_model.h, the state under every stateful formatter) that reports
+// to no listener, or writes or skips them with a new `name` formatter (then calls Finish).
+void BM_Trace(benchmark::State& state, const char* name, TraceWork work) {
   const std::string& trace = SyntheticTraceBytes();
   std::string out;
   size_t bytes = 0;
@@ -311,6 +328,8 @@ void BM_Trace(benchmark::State& state, const char* name, bool skip) {
       }
       formatter = std::move(*made);
     }
+    tracewire::reader::TrackModel model;
+    tracewire::reader::TrackListener no_listener;
     tracewire::reader::Reader reader(tracewire::reader::MemorySource(trace, "bench"),
                                      tracewire::reader::ReaderOptions());
     out.clear();
@@ -322,12 +341,19 @@ void BM_Trace(benchmark::State& state, const char* name, bool skip) {
       }
       if (*event == nullptr) break;
       ++events;
-      if (formatter == nullptr) {
-        benchmark::DoNotOptimize(*event);
-      } else if (skip) {
-        formatter->Skip(**event);
-      } else {
-        formatter->Write(**event, &out);
+      switch (work) {
+        case TraceWork::kReadOnly:
+          benchmark::DoNotOptimize(*event);
+          break;
+        case TraceWork::kTrackModel:
+          model.Add(**event, no_listener);
+          break;
+        case TraceWork::kWrite:
+          formatter->Write(**event, &out);
+          break;
+        case TraceWork::kSkip:
+          formatter->Skip(**event);
+          break;
       }
     }
     if (formatter != nullptr) formatter->Finish(&out);
@@ -349,11 +375,16 @@ BENCHMARK_CAPTURE(BM_Stateful, otlp_write, "otlp", false);
 BENCHMARK_CAPTURE(BM_Stateful, otlp_skip, "otlp", true);
 BENCHMARK_CAPTURE(BM_Stateful, perfetto_write, "perfetto", false);
 BENCHMARK_CAPTURE(BM_Stateful, perfetto_skip, "perfetto", true);
-BENCHMARK_CAPTURE(BM_Trace, read_only, nullptr, false)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Trace, otlp_write, "otlp", false)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Trace, otlp_skip, "otlp", true)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Trace, perfetto_write, "perfetto", false)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Trace, perfetto_skip, "perfetto", true)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Trace, read_only, nullptr, TraceWork::kReadOnly)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Trace, track_model, nullptr, TraceWork::kTrackModel)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Trace, otlp_write, "otlp", TraceWork::kWrite)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Trace, otlp_skip, "otlp", TraceWork::kSkip)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Trace, perfetto_write, "perfetto", TraceWork::kWrite)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Trace, perfetto_skip, "perfetto", TraceWork::kSkip)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
