@@ -342,9 +342,7 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   }
 
   // Nanoseconds of `t` since the Unix epoch, clamped to [0, kMaxNs].
-  static int64_t Ns(absl::Time t) {
-    return std::clamp(absl::ToInt64Nanoseconds(t - absl::UnixEpoch()), int64_t{0}, kMaxNs);
-  }
+  static int64_t Ns(absl::Time t) { return std::clamp(absl::ToUnixNanos(t), int64_t{0}, kMaxNs); }
 
   reader::TrackModel model_;
   std::string* out_ = nullptr;
@@ -1036,13 +1034,13 @@ void PerfettoFormatter::Counter(const Event& e, Process& p, Thread& t, int64_t n
 }
 
 void PerfettoFormatter::Instant(const Event& e, Process& p, Thread& t, int64_t ns) {
-  absl::string_view name = reader::EventKindName(e.kind);
+  absl::string_view name;  // the kind's name unless set below
   absl::string_view cat = IsProcessLifeEvent(e.kind) ? "process" : "trace2";
   uint64_t track = 0;  // the thread's (the sequence's default)
   switch (e.kind) {
     case EventKind::kData:
     case EventKind::kDataJson:
-      if (!e.label.empty()) name = e.label;
+      name = e.label;
       cat = e.category;
       break;
     case EventKind::kPrintf:
@@ -1055,6 +1053,7 @@ void PerfettoFormatter::Instant(const Event& e, Process& p, Thread& t, int64_t n
     default:
       break;
   }
+  if (name.empty()) name = reader::EventKindName(e.kind);
   StartEvent(t, Tick(t.track, ns), pb::TrackEvent::TYPE_INSTANT, track);
   SetNameAndCategory(name, cat);
   switch (e.kind) {
