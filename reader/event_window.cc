@@ -1,5 +1,7 @@
 #include "reader/event_window.h"
 
+#include <algorithm>
+
 #include <fnmatch.h>
 
 #include <string>
@@ -52,7 +54,10 @@ bool EventWindow::KeepsProcess(absl::string_view sid) const {
 }
 
 void EventWindow::OnSliceBegin(const Slice& slice, const Event& e) {
-  if (slice.kind != SliceKind::kRegion) return;
+  if (slice.kind != SliceKind::kRegion && slice.kind != SliceKind::kTask &&
+      slice.kind != SliceKind::kTaskSegment) {
+    return;
+  }
   if (regions_.size() <= slice.slot) regions_.resize(slice.slot + 1);
   OpenRegion& r = regions_[slice.slot];
   r.sid.assign(e.sid.data(), e.sid.size());
@@ -74,6 +79,9 @@ void EventWindow::OnSliceBegin(const Slice& slice, const Event& e) {
   r.utc_offset_sec = e.utc_offset_sec;
   r.t_abs = e.t_abs;
   r.time = e.time;
+  r.task_id = e.task_id;
+  r.parent_task = e.parent_task;
+  r.adopted_task = e.adopted_task;
 }
 
 void EventWindow::NoteIdentity(const Event& e) {
@@ -146,9 +154,33 @@ void EventWindow::EmitRegion(const OpenRegion& region, EventKind kind, absl::Tim
   Event& e = synthetic_;
   e = Event();
   e.kind = kind;
-  e.wire_type =
-      static_cast<uint8_t>(kind == EventKind::kRegionEnter ? format::EventType::kRegionEnter
-                                                           : format::EventType::kRegionLeave);
+  format::EventType type = format::EventType::kRegionEnter;
+  switch (kind) {
+    case EventKind::kRegionLeave:
+      type = format::EventType::kRegionLeave;
+      break;
+    case EventKind::kTaskBegin:
+      type = format::EventType::kTaskBegin;
+      break;
+    case EventKind::kTaskEnd:
+      type = format::EventType::kTaskEnd;
+      break;
+    case EventKind::kTaskAdopt:
+      type = format::EventType::kTaskAdopt;
+      break;
+    case EventKind::kTaskRelease:
+      type = format::EventType::kTaskRelease;
+      break;
+    default:
+      break;
+  }
+  e.wire_type = static_cast<uint8_t>(type);
+  e.task_id = region.task_id;
+  e.parent_task = region.parent_task;
+  // The task the thread works for at the event (Event::adopted_task).
+  e.adopted_task = kind == EventKind::kTaskAdopt     ? region.task_id
+                   : kind == EventKind::kTaskRelease ? 0
+                                                     : region.adopted_task;
   e.gen = region.gen;
   e.thread_id = region.thread_id;
   e.sid = region.sid;
@@ -168,6 +200,18 @@ void EventWindow::EmitRegion(const OpenRegion& region, EventKind kind, absl::Tim
   emit(e);
 }
 
+std::vector<uint32_t> EventWindow::OpenTasksInBeginOrder() const {
+  std::vector<uint32_t> slots;
+  for (const ProcessTrack& process : model_.processes()) {
+    for (const Slice& task : process.task_lanes) {
+      if (task.slot != kNoIndex) slots.push_back(task.slot);
+    }
+  }
+  std::stable_sort(slots.begin(), slots.end(),
+                   [&](uint32_t a, uint32_t b) { return regions_[a].time < regions_[b].time; });
+  return slots;
+}
+
 bool EventWindow::Add(const Event& e, absl::FunctionRef<void(const Event&)> emit) {
   if (past_end_) return false;
   if (!KeepsProcess(e.sid)) return true;
@@ -181,13 +225,22 @@ bool EventWindow::Add(const Event& e, absl::FunctionRef<void(const Event&)> emit
     until_ = resolve(options_.until, absl::InfiniteFuture());
   }
   if (e.time > until_) {
-    // The edge: close what is open, innermost first, thread by thread.
+    // The edge: close what is open, innermost first, thread by thread (regions, then the
+    // thread's task segment); then the tasks, the latest begun first.
     if (inside_) {
       for (uint32_t t = 0; t < model_.threads().size(); ++t) {
         absl::Span<const Slice> open = model_.OpenRegions(t);
         for (auto it = open.rbegin(); it != open.rend(); ++it) {
           EmitRegion(regions_[it->slot], EventKind::kRegionLeave, until_, emit);
         }
+        const Slice& segment = model_.thread(t).segment;
+        if (segment.slot != kNoIndex) {
+          EmitRegion(regions_[segment.slot], EventKind::kTaskRelease, until_, emit);
+        }
+      }
+      const std::vector<uint32_t> tasks = OpenTasksInBeginOrder();
+      for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) {
+        EmitRegion(regions_[*it], EventKind::kTaskEnd, until_, emit);
       }
     }
     past_end_ = true;
@@ -198,7 +251,16 @@ bool EventWindow::Add(const Event& e, absl::FunctionRef<void(const Event&)> emit
     inside_ = true;
     // The edge: state the processes again, then open again what is open, outermost first.
     for (const ProcessIdentity& p : identities_) EmitIdentity(p, since_, emit);
+    // The tasks, in the order they began (a parent before its children); then per thread
+    // its task segment and its regions.
+    for (const uint32_t slot : OpenTasksInBeginOrder()) {
+      EmitRegion(regions_[slot], EventKind::kTaskBegin, since_, emit);
+    }
     for (uint32_t t = 0; t < model_.threads().size(); ++t) {
+      const Slice& segment = model_.thread(t).segment;
+      if (segment.slot != kNoIndex) {
+        EmitRegion(regions_[segment.slot], EventKind::kTaskAdopt, since_, emit);
+      }
       for (const Slice& open : model_.OpenRegions(t)) {
         EmitRegion(regions_[open.slot], EventKind::kRegionEnter, since_, emit);
       }

@@ -13,7 +13,10 @@
 //     still open there are opened again (a region_enter at `since`, outermost first, per
 //     thread, with the enter's category, label, message and nesting); regions still open
 //     at `until` are closed there (a region_leave at `until`, innermost first), so every
-//     viewer shows them as balanced slices cut at the edges. The regions are followed with
+//     viewer shows them as balanced slices cut at the edges. Tasks likewise: tasks active at
+//     `since` begin again there (in the order they began) and a thread working for one
+//     adopts it again, before its regions; at `until` each thread releases its task after
+//     leaving its regions, and the tasks end there. Regions and tasks are followed with
 //     reader::TrackModel (the one slice tracker).
 // After an event past `until` nothing more can pass: Add() returns false, and the caller
 // may stop reading.
@@ -83,7 +86,8 @@ class EventWindow {
     std::optional<std::string> cmd_hierarchy;
   };
 
-  // Listener of the window's TrackModel: keeps copies of the open regions (not for users).
+  // Listener of the window's TrackModel: keeps copies of the open regions, tasks and task
+  // segments (not for users).
   struct OpenRegion {
     std::string sid, thread_name, category, label, file;
     std::optional<std::string> msg;
@@ -94,6 +98,9 @@ class EventWindow {
     int64_t utc_offset_sec = 0;
     double t_abs = 0;
     absl::Time time;
+    uint64_t task_id = 0;       // tasks and task segments: the task
+    uint64_t parent_task = 0;   // tasks: the parent task
+    uint64_t adopted_task = 0;  // the task the thread worked for at the enter
   };
   void OnSliceBegin(const Slice& slice, const Event& e);
   void OnProcessBegin(const ProcessTrack&, const Event&) {}
@@ -107,7 +114,9 @@ class EventWindow {
   // Emits the version, start and cmd_name events of `p` at `time`.
   void EmitIdentity(const ProcessIdentity& p, absl::Time time,
                     absl::FunctionRef<void(const Event&)> emit);
-  // Emits a region event of `region` at `time`.
+  // The slots of the open tasks, in the order they began.
+  std::vector<uint32_t> OpenTasksInBeginOrder() const;
+  // Emits a region or task event (`kind`) of the open slice `region` at `time`.
   void EmitRegion(const OpenRegion& region, EventKind kind, absl::Time time,
                   absl::FunctionRef<void(const Event&)> emit);
 

@@ -91,7 +91,10 @@ class Reader {
   absl::StatusOr<uint64_t> SkipEvents(uint64_t max, absl::string_view* sid) {
     if (ABSL_PREDICT_TRUE(decoding_)) {
       uint64_t n = 0;
+      // The events are not returned: decode them without filling them (cheaper).
+      decoder_.set_fill_events(false);
       while (n < max && decoder_.Next() != nullptr) ++n;
+      decoder_.set_fill_events(!options_.count_only);
       if (ABSL_PREDICT_TRUE(n > 0)) {
         events_ += n;
         *sid = decoder_.info().sid;

@@ -47,7 +47,8 @@ constexpr size_t kMaxProfileNodes = size_t{1} << 20;
 constexpr size_t kSamplesPerChunk = 10000;
 constexpr char kProfileCategory[] = "disabled-by-default-v8.cpu_profiler";
 
-// An open region: what its X event needs when the region ends (indexed by slot).
+// An open region: what its X event needs when the region ends (indexed by slot). Its
+// strings are the trace's bytes (made valid UTF-8 when written).
 struct RegionSlice {
   int64_t begin_ns = 0;
   std::string name;
@@ -168,12 +169,30 @@ std::optional<std::string> CopyOptional(const std::optional<absl::string_view>& 
   return std::string(*value);
 }
 
+// *to = value, reusing the memory *to holds.
+void AssignOptional(const std::optional<absl::string_view>& value, std::optional<std::string>* to) {
+  if (!value.has_value()) {
+    to->reset();
+  } else if (to->has_value()) {
+    (*to)->assign(value->data(), value->size());
+  } else {
+    to->emplace(*value);
+  }
+}
+
+// Every event goes through the same steps whether it is written or skipped: the state
+// updates (track model, times, slots, flows, stack frames, profiles, pids, names) happen
+// first, in the same order; then, only when writing, the event objects are rendered.
+// out_ is null while skipping: each emitter updates the state, calls StartObject (which
+// counts the object, and tells whether to render it) and renders only if it returns true.
 class ChromeFormatter : public Formatter, public reader::TrackListener {
  public:
-  void Write(const Event& e, std::string* out) override;
+  void Write(const Event& e, std::string* out) override { Add(e, out); }
+  void Skip(const Event& e) override { Add(e, nullptr); }
+  bool skips_cheaply() const override { return true; }
   void Finish(std::string* out) override;
 
-  // The track model's callbacks (reader/track_model.h); they write to out_.
+  // The track model's callbacks (reader/track_model.h); they write to out_ (none if null).
   void OnProcessBegin(const reader::ProcessTrack& process, const Event& first);
   void OnSliceBegin(const reader::Slice& slice, const Event& e);
   void OnSliceEnd(const reader::Slice& slice, const reader::SliceEnding& end);
@@ -181,6 +200,12 @@ class ChromeFormatter : public Formatter, public reader::TrackListener {
   void OnSample(const Event& e, const reader::SampleContext& at);
 
  private:
+  // Updates the state for `e` and, unless `out` is null, appends its output to *out.
+  void Add(const Event& e, std::string* out);
+  // Accounts for one more event object in the output. Returns false (writing nothing)
+  // when skipping (`out` null); else appends the object's separator, the output's opening
+  // for the first object, and returns true.
+  bool StartObject(std::string* out);
   // Writes the Profile and ProfileChunk events of every sampled thread.
   void WriteProfiles(std::string* out);
   // Starts the thread track of `slice` (a thread lifetime).
@@ -198,9 +223,10 @@ class ChromeFormatter : public Formatter, public reader::TrackListener {
   // The id of the leaf frame of `stack` in the stackFrames dictionary, kNoStack if none.
   int64_t StackId(absl::Span<const reader::SymbolFrame> stack);
 
-  // Starts one event object: separator, name, cat (if not empty), ph, ts, pid, tid.
+  // Opens one event object (after StartObject) with name, cat (if not empty), ph, ts, pid
+  // and tid.
   void Begin(JsonWriter& jw, const char* ph, absl::string_view name, absl::string_view cat,
-             int64_t pid, int64_t tid, int64_t ts, std::string* out);
+             int64_t pid, int64_t tid, int64_t ts);
   void RawMicros(JsonWriter& jw, absl::string_view key, int64_t ns);
   void Metadata(const char* what, const Process& p, int64_t tid, const char* key,
                 absl::string_view text, std::optional<int64_t> number, std::string* out);
@@ -236,7 +262,8 @@ class ChromeFormatter : public Formatter, public reader::TrackListener {
   bool have_base_ = false;
   absl::Time base_;
   reader::TrackModel model_;
-  std::string* out_ = nullptr;          // the output of the current Write() or Finish()
+  std::string* out_ = nullptr;          // the output of the current Write() or Finish(); null
+                                        // in Skip()
   int64_t now_ns_ = 0;                  // the time slices begin and end at (the event's)
   reader::EventTracks at_;              // where the current event is
   std::vector<Process> processes_;      // by the model's process index
@@ -328,11 +355,16 @@ void ChromeFormatter::RawMicros(JsonWriter& jw, absl::string_view key, int64_t n
   jw.ObjectRawJson(key, number_, false);
 }
 
-void ChromeFormatter::Begin(JsonWriter& jw, const char* ph, absl::string_view name,
-                            absl::string_view cat, int64_t pid, int64_t tid, int64_t ts,
-                            std::string* out) {
-  out->append(first_ ? "{\"traceEvents\":[\n" : ",\n");
+bool ChromeFormatter::StartObject(std::string* out) {
+  const bool first = first_;
   first_ = false;
+  if (out == nullptr) return false;
+  out->append(first ? "{\"traceEvents\":[\n" : ",\n");
+  return true;
+}
+
+void ChromeFormatter::Begin(JsonWriter& jw, const char* ph, absl::string_view name,
+                            absl::string_view cat, int64_t pid, int64_t tid, int64_t ts) {
   jw.BeginObject();
   Str(jw, "name", name);
   if (!cat.empty()) Str(jw, "cat", cat);
@@ -345,8 +377,7 @@ void ChromeFormatter::Begin(JsonWriter& jw, const char* ph, absl::string_view na
 void ChromeFormatter::Metadata(const char* what, const Process& p, int64_t tid, const char* key,
                                absl::string_view text, std::optional<int64_t> number,
                                std::string* out) {
-  out->append(first_ ? "{\"traceEvents\":[\n" : ",\n");
-  first_ = false;
+  if (!StartObject(out)) return;
   JsonWriter jw(out);
   jw.BeginObject();
   jw.ObjectString("name", what);
@@ -414,8 +445,9 @@ Track& ChromeFormatter::LaneTrack(Process& p, uint32_t lane, std::string* out) {
 
 void ChromeFormatter::FlowEvent(const char* ph, int64_t id, int64_t pid, int64_t tid, int64_t ts,
                                 std::string* out) {
+  if (!StartObject(out)) return;
   JsonWriter jw(out);
-  Begin(jw, ph, "child process", "process", pid, tid, ts, out);
+  Begin(jw, ph, "child process", "process", pid, tid, ts);
   jw.ObjectInt("id", id);
   if (ph[0] == 'f') jw.ObjectString("bp", "e");
   jw.End();
@@ -436,13 +468,13 @@ void ChromeFormatter::EndFlow(uint32_t link, const FlowEnd& end, std::string* ou
 void ChromeFormatter::WriteRegion(const Process& p, Track& t, const RegionSlice& region, int64_t ns,
                                   const Event* leave, std::string* out) {
   const int64_t end = Tick(t, ns);
+  const int64_t esf = leave != nullptr && !leave->stack.empty() ? StackId(leave->stack) : kNoStack;
+  if (!StartObject(out)) return;
   JsonWriter jw(out);
-  Begin(jw, "X", region.name, region.category, p.pid, t.tid, region.begin_ns, out);
+  Begin(jw, "X", region.name, region.category, p.pid, t.tid, region.begin_ns);
   RawMicros(jw, "dur", end - region.begin_ns);
   if (region.stack != kNoStack) jw.ObjectInt("sf", region.stack);
-  if (leave != nullptr && !leave->stack.empty()) {
-    if (const int64_t esf = StackId(leave->stack); esf != kNoStack) jw.ObjectInt("esf", esf);
-  }
+  if (esf != kNoStack) jw.ObjectInt("esf", esf);
   jw.ObjectBeginObject("args");
   if (region.msg.has_value()) Str(jw, "msg", *region.msg);
   if (region.repo.has_value()) jw.ObjectInt("repo", *region.repo);
@@ -458,28 +490,30 @@ void ChromeFormatter::EndChild(Process& p, const reader::Slice& slice, int64_t n
   const ChildSlice& child = children_[slice.slot];
   Track& lane = p.lanes[slice.depth];
   const int64_t end = Tick(lane, ns);
-  JsonWriter jw(out);
-  Begin(jw, "X", child.name, "process", p.pid, lane.tid, child.begin_ns, out);
-  RawMicros(jw, "dur", end - child.begin_ns);
-  jw.ObjectBeginObject("args");
-  jw.ObjectRawJson("child_id", absl::StrCat(slice.id), false);
-  Str(jw, "class", child.child_class);
-  if (child.hook.has_value()) Str(jw, "hook", *child.hook);
-  if (child.cd.has_value()) Str(jw, "cd", *child.cd);
-  jw.ObjectBool("use_shell", child.use_shell);
-  jw.ObjectBeginArray("argv");
-  for (const std::string& arg : child.argv) jw.ArrayString(ValidUtf8(arg, &scratch_));
-  jw.End();
-  if (e != nullptr) {
-    jw.ObjectInt("pid", e->pid);
-    if (e->kind == EventKind::kChildExit) {
-      jw.ObjectInt("code", e->code);
-    } else {
-      Str(jw, "ready", e->ready);
+  if (StartObject(out)) {
+    JsonWriter jw(out);
+    Begin(jw, "X", child.name, "process", p.pid, lane.tid, child.begin_ns);
+    RawMicros(jw, "dur", end - child.begin_ns);
+    jw.ObjectBeginObject("args");
+    jw.ObjectRawJson("child_id", absl::StrCat(slice.id), false);
+    Str(jw, "class", child.child_class);
+    if (child.hook.has_value()) Str(jw, "hook", *child.hook);
+    if (child.cd.has_value()) Str(jw, "cd", *child.cd);
+    jw.ObjectBool("use_shell", child.use_shell);
+    jw.ObjectBeginArray("argv");
+    for (const std::string& arg : child.argv) jw.ArrayString(ValidUtf8(arg, &scratch_));
+    jw.End();
+    if (e != nullptr) {
+      jw.ObjectInt("pid", e->pid);
+      if (e->kind == EventKind::kChildExit) {
+        jw.ObjectInt("code", e->code);
+      } else {
+        Str(jw, "ready", e->ready);
+      }
     }
+    jw.End();
+    jw.End();
   }
-  jw.End();
-  jw.End();
   if (slice.link != reader::kNoIndex) {  // ended by its child_exit/child_ready, pid > 0
     Flow& flow = FlowFor(slice.link);
     if (!flow.started) {
@@ -491,13 +525,15 @@ void ChromeFormatter::EndChild(Process& p, const reader::Slice& slice, int64_t n
 }
 
 void ChromeFormatter::Counter(const Event& e, Process& p, Track& t, int64_t ns, std::string* out) {
+  const int64_t ts = Tick(t, ns);
+  if (!StartObject(out)) return;
   name_ = absl::StrCat(e.category, "/", e.label);
   if (e.kind == EventKind::kThTimer || e.kind == EventKind::kThCounter) {
     absl::StrAppend(&name_, " (", e.thread_name, ")");
   }
   const bool timer = e.kind == EventKind::kTimer || e.kind == EventKind::kThTimer;
   JsonWriter jw(out);
-  Begin(jw, "C", name_, timer ? "timer" : "counter", p.pid, t.tid, Tick(t, ns), out);
+  Begin(jw, "C", name_, timer ? "timer" : "counter", p.pid, t.tid, ts);
   jw.ObjectBeginObject("args");
   if (timer) {
     jw.ObjectRawJson("intervals", absl::StrCat(e.intervals), false);
@@ -515,10 +551,12 @@ void ChromeFormatter::Counter(const Event& e, Process& p, Track& t, int64_t ns, 
 
 void ChromeFormatter::GaugePoint(const Event& e, Process& p, Track& t, int64_t ns,
                                  std::string* out) {
+  const int64_t ts = Tick(t, ns);
+  if (!StartObject(out)) return;
   name_ = absl::StrCat(e.category, "/", e.label);
   if (e.unit.has_value() && !e.unit->empty()) absl::StrAppend(&name_, " (", *e.unit, ")");
   JsonWriter jw(out);
-  Begin(jw, "C", name_, "gauge", p.pid, t.tid, Tick(t, ns), out);
+  Begin(jw, "C", name_, "gauge", p.pid, t.tid, ts);
   jw.ObjectBeginObject("args");
   jw.ObjectInt("value", e.value_int);
   jw.End();
@@ -527,8 +565,9 @@ void ChromeFormatter::GaugePoint(const Event& e, Process& p, Track& t, int64_t n
 
 void ChromeFormatter::AsyncEvent(const char* ph, const TaskInfo& task, uint64_t id, int64_t tid,
                                  int64_t ts, std::string* out) {
+  if (!StartObject(out)) return;
   JsonWriter jw(out);
-  Begin(jw, ph, task.name, task.category, task.pid, tid, ts, out);
+  Begin(jw, ph, task.name, task.category, task.pid, tid, ts);
   // Task IDs are unique in their process: process-local async IDs.
   jw.ObjectBeginObject("id2");
   jw.ObjectString("local", absl::StrCat("0x", absl::Hex(id)));
@@ -568,9 +607,10 @@ void ChromeFormatter::EndTask(const reader::Slice& slice, std::string* out) {
     const int64_t id = next_task_flow_++;
     for (size_t i = 0; i < task.stops.size(); ++i) {
       const FlowStop& stop = task.stops[i];
+      if (!StartObject(out)) continue;
       const char* ph = i == 0 ? "s" : i + 1 == task.stops.size() ? "f" : "t";
       JsonWriter jw(out);
-      Begin(jw, ph, "task", task.category, stop.pid, stop.tid, stop.ts, out);
+      Begin(jw, ph, "task", task.category, stop.pid, stop.tid, stop.ts);
       jw.ObjectInt("id", id);
       if (ph[0] != 's') jw.ObjectString("bp", "e");
       jw.End();
@@ -603,9 +643,10 @@ void ChromeFormatter::EndSegment(const reader::Slice& slice, std::string* out) {
   const SegmentSlice& segment = segments_[slice.slot];
   Track& t = threads_[slice.thread];
   const int64_t end = Tick(t, now_ns_);
+  if (!StartObject(out)) return;
   JsonWriter jw(out);
   Begin(jw, "X", segment.name, segment.category, processes_[slice.process].pid, t.tid,
-        segment.begin_ns, out);
+        segment.begin_ns);
   RawMicros(jw, "dur", end - segment.begin_ns);
   jw.ObjectBeginObject("args");
   jw.ObjectRawJson("task", absl::StrCat(segment.task), false);
@@ -635,12 +676,12 @@ int64_t ChromeFormatter::Instant(const Event& e, Process& p, Track& t, int64_t n
       break;
   }
   const int64_t ts = Tick(t, ns);
+  const int64_t sf = e.stack.empty() ? kNoStack : StackId(e.stack);
+  if (!StartObject(out)) return ts;
   JsonWriter jw(out);
-  Begin(jw, "i", name, cat, p.pid, t.tid, ts, out);
+  Begin(jw, "i", name, cat, p.pid, t.tid, ts);
   jw.ObjectString("s", scope);
-  if (!e.stack.empty()) {
-    if (const int64_t sf = StackId(e.stack); sf != kNoStack) jw.ObjectInt("sf", sf);
-  }
+  if (sf != kNoStack) jw.ObjectInt("sf", sf);
   jw.ObjectBeginObject("args");
   switch (e.kind) {
     case EventKind::kVersion:
@@ -748,10 +789,11 @@ void ChromeFormatter::OnSliceBegin(const reader::Slice& slice, const Event& e) {
       if (regions_.size() <= slice.slot) regions_.resize(slice.slot + 1);
       RegionSlice& region = regions_[slice.slot];
       region.begin_ns = Tick(threads_[slice.thread], now_ns_);
-      region.name = std::string(
-          ValidUtf8(e.label.empty() ? absl::string_view("region") : e.label, &scratch_));
-      region.category = std::string(ValidUtf8(e.category, &scratch_));
-      region.msg = CopyOptional(e.msg);
+      // Assigned in place: slots are reused, and so is their strings' memory.
+      const absl::string_view name = e.label.empty() ? absl::string_view("region") : e.label;
+      region.name.assign(name.data(), name.size());
+      region.category.assign(e.category.data(), e.category.size());
+      AssignOptional(e.msg, &region.msg);
       region.repo = e.repo;
       region.stack = e.stack.empty() ? kNoStack : StackId(e.stack);
       return;
@@ -856,7 +898,7 @@ void ChromeFormatter::OnEvent(const Event& e, const reader::EventTracks& at) {
   if (at.parent_link != reader::kNoIndex) EndFlow(at.parent_link, FlowEnd{p.pid, t.tid, ts}, out);
 }
 
-void ChromeFormatter::Write(const Event& e, std::string* out) {
+void ChromeFormatter::Add(const Event& e, std::string* out) {
   out_ = out;
   now_ns_ = RelativeNs(e.time);
   model_.Add(e, *this);
@@ -951,8 +993,9 @@ void ChromeFormatter::WriteProfiles(std::string* out) {
     auto micros = [](int64_t ns) { return ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000); };
     const int64_t start_us = micros(profile.times_ns.front());
     {
+      StartObject(out);
       JsonWriter jw(out);
-      Begin(jw, "P", "Profile", kProfileCategory, p.pid, tid, start_us * 1000, out);
+      Begin(jw, "P", "Profile", kProfileCategory, p.pid, tid, start_us * 1000);
       jw.ObjectString("id", id);
       jw.ObjectBeginObject("args");
       jw.ObjectBeginObject("data");
@@ -968,9 +1011,10 @@ void ChromeFormatter::WriteProfiles(std::string* out) {
       // The nodes the chunk's samples are the first to use (ids grow along the samples).
       int64_t max_node = 0;
       for (size_t i = first; i < last; ++i) max_node = std::max(max_node, profile.samples[i]);
+      StartObject(out);
       JsonWriter jw(out);
       Begin(jw, "P", "ProfileChunk", kProfileCategory, p.pid, tid,
-            micros(profile.times_ns[first]) * 1000, out);
+            micros(profile.times_ns[first]) * 1000);
       jw.ObjectString("id", id);
       jw.ObjectBeginObject("args");
       jw.ObjectBeginObject("data");

@@ -1,8 +1,12 @@
 #include "reader/targets/folded_target.h"
 
-#include <map>
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "reader/track_model.h"
@@ -15,12 +19,28 @@ using reader::EventKind;
 
 // Appends `text` with the characters that would break a folded line replaced.
 void AppendClean(absl::string_view text, std::string* out) {
-  for (char c : text) out->push_back(c == ';' || c == '\n' || c == '\r' ? '_' : c);
+  const size_t start = out->size();
+  out->append(text.data(), text.size());  // one append, then the (rare) replacements
+  std::replace_if(
+      out->begin() + start, out->end(), [](char c) { return c == ';' || c == '\n' || c == '\r'; },
+      '_');
 }
 
 absl::string_view Basename(absl::string_view path) {
   const size_t slash = path.rfind('/');
   return slash == absl::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// Appends the folded-format name of `frame` (FoldedFrameName) to *out.
+void AppendFrameName(const reader::SymbolFrame& frame, std::string* out) {
+  if (!frame.func.empty()) {
+    AppendClean(frame.func, out);
+  } else if (!frame.module.empty()) {
+    AppendClean(Basename(frame.module), out);
+    absl::StrAppendFormat(out, "+0x%x", frame.module_offset);
+  } else {
+    absl::StrAppendFormat(out, "0x%x", frame.pc);
+  }
 }
 
 class FoldedFormatter : public Formatter, public reader::TrackListener {
@@ -36,8 +56,18 @@ class FoldedFormatter : public Formatter, public reader::TrackListener {
     model_.Add(e, *this);
   }
 
+  // Write writes nothing (Finish writes every line from the counts): all of it is state,
+  // so skipping an event is writing it, at the same cost. skips_cheaply() stays false: a
+  // decode in stripes would make every worker count every sample.
+  void Skip(const Event& e) override { Write(e, nullptr); }
+
   void Finish(std::string* out) override {
-    for (const auto& [stack, weight] : stacks_) absl::StrAppend(out, stack, " ", weight, "\n");
+    std::vector<const std::pair<const std::string, uint64_t>*> lines;
+    lines.reserve(stacks_.size());
+    for (const auto& line : stacks_) lines.push_back(&line);
+    std::sort(lines.begin(), lines.end(),
+              [](const auto* a, const auto* b) { return a->first < b->first; });
+    for (const auto* line : lines) absl::StrAppend(out, line->first, " ", line->second, "\n");
     stacks_.clear();
     model_ = reader::TrackModel();
     region_names_.clear();
@@ -64,15 +94,15 @@ class FoldedFormatter : public Formatter, public reader::TrackListener {
     }
     for (size_t i = e.stack.size(); i-- > 0;) {
       if (!line_.empty()) line_.push_back(';');
-      line_ += FoldedFrameName(e.stack[i]);
+      AppendFrameName(e.stack[i], &line_);
     }
     stacks_[line_] += e.count;
   }
 
   const bool regions_;
   reader::TrackModel model_;
-  std::vector<std::string> region_names_;  // by slot
-  std::map<std::string, uint64_t> stacks_;
+  std::vector<std::string> region_names_;              // by slot
+  absl::flat_hash_map<std::string, uint64_t> stacks_;  // line -> weight (sorted by Finish)
   std::string line_;
 };
 
@@ -80,14 +110,7 @@ class FoldedFormatter : public Formatter, public reader::TrackListener {
 
 std::string FoldedFrameName(const reader::SymbolFrame& frame) {
   std::string name;
-  if (!frame.func.empty()) {
-    AppendClean(frame.func, &name);
-  } else if (!frame.module.empty()) {
-    AppendClean(Basename(frame.module), &name);
-    absl::StrAppendFormat(&name, "+0x%x", frame.module_offset);
-  } else {
-    absl::StrAppendFormat(&name, "0x%x", frame.pc);
-  }
+  AppendFrameName(frame, &name);
   return name;
 }
 

@@ -1,19 +1,26 @@
 // //tests/bench:targets_bench — output throughput (MB of output per second) of git's
-// EVENT, PERF and NORMAL targets over a realistic event mix. The events are built once
-// (a git-status-like session of ~40 events with regions up to nesting 3, data, data_json,
-// children, a worker thread, printf, error, timers and counters, repeated with advancing
-// times); each iteration formats all of them into one reused std::string.
+// EVENT, PERF and NORMAL targets and of the Chrome exporter over a realistic event mix.
+// The events are built once (a git-status-like session of ~40 events with regions up to
+// nesting 3, data, data_json, children, a worker thread, printf, error, timers and
+// counters, repeated with advancing times); each iteration formats all of them into one
+// reused std::string. The *Skip benchmarks pass every event to Formatter::Skip instead
+// (the state updates of a decode in stripes, without the output): their time per event
+// over the matching Write benchmark's is what a worker pays for the events it skips.
+// BM_Folded* run the folded formatter over CPU samples (with regions); BM_Perfetto* the
+// Perfetto formatter over the mix (from the second iteration on, its processes are known).
 //
-// BM_Stateful/<format>_{write,skip}: what Formatter::Skip costs against Write for the
-// stateful formatters (a worker of a parallel decode skips the other workers' stripes),
-// each iteration a new formatter over the mix, writing or skipping every event, then
-// Finish. BM_Trace/...: the same over a synthetic trace read from memory (2 interleaved
-// threads of "region_enter, data_int, data, data_int, region_leave", as
-// `make_bench_trace --threads=2` writes), with BM_Trace/read_only the reader alone and
-// BM_Trace/track_model the reader and the track model every stateful formatter keeps: a
-// format's Skip/Write ratio is (skip - read_only) / (write - read_only). With
-// TRACEWIRE_BENCH_TRACE=<file>, BM_Trace reads that trace instead (read into memory once).
+// BM_Stateful/<format>_{write,skip}: OTLP and Perfetto over the mix with a new formatter in
+// each iteration (every process new to it), writing or skipping every event, then Finish
+// (a formatter kept across iterations is no use for OTLP: it ignores the events of a
+// process whose line it has written).
+// BM_Trace/...: over a synthetic trace read from memory (2 interleaved threads of "region_enter,
+// data_int, data, data_int, region_leave", as `make_bench_trace --threads=2` writes), with
+// BM_Trace/read_only the reader alone and BM_Trace/track_model the reader and the track
+// model every stateful formatter keeps: a format's Skip/Write ratio is
+// (skip - read_only) / (write - read_only). With TRACEWIRE_BENCH_TRACE=<file>, BM_Trace
+// reads that trace instead (read into memory once).
 //   bazel run -c opt //tests/bench:targets_bench
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -42,10 +49,12 @@ using tracewire::targets::FormatterOptions;
 
 constexpr int kRepeats = 500;
 
-// The mix: owns nothing but string literals and `storage` (views point into them).
+// The mix: owns nothing but string literals, `storage` and `stacks` (views and spans point
+// into them).
 struct Mix {
   std::vector<Event> events;
   std::vector<std::unique_ptr<std::string>> storage;
+  std::vector<std::vector<tracewire::reader::SymbolFrame>> stacks;  // innermost frame first
 };
 
 const Mix& TheMix() {
@@ -222,8 +231,68 @@ const Mix& TheMix() {
   return *mix;
 }
 
-void Run(benchmark::State& state, absl::string_view name, FormatterOptions options) {
-  const Mix& mix = TheMix();
+// A CPU-profiled session: a process and a thread whose region (entered and left every 50
+// samples) holds cpu_sample events, each of one of 64 distinct 16-frame stacks that
+// share their outer frames.
+const Mix& TheSampleMix() {
+  static const Mix* mix = [] {
+    constexpr int kStacks = 64;
+    constexpr int kDepth = 16;
+    constexpr int kSamples = 20000;
+    auto* m = new Mix;
+    m->stacks.resize(kStacks);
+    for (int s = 0; s < kStacks; ++s) {
+      for (int level = 0; level < kDepth; ++level) {  // outermost first
+        // Outer frames are shared by more stacks: at `level`, stacks s and s' share their
+        // frame if s >> (6 - level) == s' >> (6 - level).
+        const int function = level * 1000 + (s >> std::max(0, 6 - level));
+        m->storage.push_back(std::make_unique<std::string>(absl::StrCat("function_", function)));
+        tracewire::reader::SymbolFrame frame;
+        frame.pc = 0x55d0c0de0000 + static_cast<uint64_t>(function) * 64;
+        frame.func = *m->storage.back();
+        frame.file = "src/module.c";
+        frame.line = static_cast<uint64_t>(100 + function % 900);
+        m->stacks[s].push_back(frame);
+      }
+      std::reverse(m->stacks[s].begin(), m->stacks[s].end());  // innermost first
+    }
+    const absl::Time start =
+        absl::FromCivil(absl::CivilSecond(2026, 11, 22, 1, 59, 55), absl::UTCTimeZone());
+    int64_t us = 0;
+    auto add = [&](EventKind kind, int nesting) -> Event& {
+      Event& e = m->events.emplace_back();
+      e.kind = kind;
+      e.sid = "20261122T015955.975172Z-H0a7c9cdf-P10000";
+      e.thread_name = "main";
+      e.time = start + absl::Microseconds(us += 250);
+      e.nesting = nesting;
+      return e;
+    };
+    add(EventKind::kVersion, 1).exe = "2.55.0";
+    add(EventKind::kStart, 1).argv = {"git", "status"};
+    for (int i = 0; i < kSamples; ++i) {
+      if (i % 50 == 0) {
+        Event& e = add(EventKind::kRegionEnter, 1);
+        e.category = "index";
+        e.label = "preload";
+      }
+      Event& e = add(EventKind::kCpuSample, 2);
+      e.stack = m->stacks[(i * 37) % kStacks];
+      e.count = 1;
+      if (i % 50 == 49) {
+        Event& e = add(EventKind::kRegionLeave, 1);
+        e.category = "index";
+        e.label = "preload";
+      }
+    }
+    return m;
+  }();
+  return *mix;
+}
+
+// Formats `mix` with the formatter `name` (`skip`: skips every event) in each iteration.
+void Run(benchmark::State& state, absl::string_view name, FormatterOptions options,
+         const Mix& mix = TheMix(), bool skip = false) {
   auto formatter = tracewire::targets::MakeFormatter(name, options);
   if (!formatter.ok()) {
     state.SkipWithError("MakeFormatter failed");
@@ -233,7 +302,11 @@ void Run(benchmark::State& state, absl::string_view name, FormatterOptions optio
   size_t bytes = 0;
   for (auto _ : state) {
     out.clear();
-    for (const Event& e : mix.events) (*formatter)->Write(e, &out);
+    if (skip) {
+      for (const Event& e : mix.events) (*formatter)->Skip(e);
+    } else {
+      for (const Event& e : mix.events) (*formatter)->Write(e, &out);
+    }
     bytes += out.size();
     benchmark::DoNotOptimize(out.data());
   }
@@ -257,6 +330,23 @@ void BM_Perf(benchmark::State& state) { Run(state, "perf", Options(false)); }
 void BM_PerfBrief(benchmark::State& state) { Run(state, "perf", Options(true)); }
 void BM_Normal(benchmark::State& state) { Run(state, "normal", Options(false)); }
 void BM_NormalBrief(benchmark::State& state) { Run(state, "normal", Options(true)); }
+void BM_Chrome(benchmark::State& state) { Run(state, "chrome", Options(false)); }
+void BM_ChromeSkip(benchmark::State& state) {
+  Run(state, "chrome", Options(false), TheMix(), /*skip=*/true);
+}
+FormatterOptions FoldedRegions() {
+  FormatterOptions options;
+  options.folded_regions = true;
+  return options;
+}
+void BM_Folded(benchmark::State& state) { Run(state, "folded", FoldedRegions(), TheSampleMix()); }
+void BM_FoldedSkip(benchmark::State& state) {
+  Run(state, "folded", FoldedRegions(), TheSampleMix(), /*skip=*/true);
+}
+void BM_Perfetto(benchmark::State& state) { Run(state, "perfetto", Options(false)); }
+void BM_PerfettoSkip(benchmark::State& state) {
+  Run(state, "perfetto", Options(false), TheMix(), /*skip=*/true);
+}
 
 // Writes (or with `skip`, skips) every event of the mix with a new `name` formatter, then
 // calls Finish.
@@ -371,6 +461,12 @@ BENCHMARK(BM_Perf);
 BENCHMARK(BM_PerfBrief);
 BENCHMARK(BM_Normal);
 BENCHMARK(BM_NormalBrief);
+BENCHMARK(BM_Chrome);
+BENCHMARK(BM_ChromeSkip);
+BENCHMARK(BM_Folded);
+BENCHMARK(BM_FoldedSkip);
+BENCHMARK(BM_Perfetto);
+BENCHMARK(BM_PerfettoSkip);
 BENCHMARK_CAPTURE(BM_Stateful, otlp_write, "otlp", false);
 BENCHMARK_CAPTURE(BM_Stateful, otlp_skip, "otlp", true);
 BENCHMARK_CAPTURE(BM_Stateful, perfetto_write, "perfetto", false);

@@ -14,26 +14,35 @@
 namespace tracewire::cli_test {
 namespace {
 
-constexpr const char* kFormats[] = {"event", "perf", "normal", "chrome", "otlp", "perfetto"};
+constexpr const char* kFormats[] = {"event", "perf", "normal", "chrome", "otlp", "perfetto", "folded"};
 
 // Runs tracewire with `args` and --jobs=1, 2 and 3, and expects the same result from each.
 // Returns the serial result.
 CommandResult ExpectSameForAnyJobs(const std::vector<std::string>& args,
                                    const RunOptions& options = {},
                                    const std::vector<int>& parallel_jobs = {2, 3}) {
-  auto run = [&](int jobs) {
+  auto run = [&](int jobs, const RunOptions& options) {
     std::vector<std::string> argv = {Tracewire(), args[0], absl::StrCat("--jobs=", jobs)};
     argv.insert(argv.end(), args.begin() + 1, args.end());
     return RunCommand(argv, options);
   };
-  const CommandResult serial = run(1);
+  const CommandResult serial = run(1, options);
+  // decode writes stripes of events on each thread (tools/commands/decode_stripes.h): with
+  // the default stripe size, and with stripes of 7 events (thousands of them here).
+  std::vector<std::string> stripes = {""};
+  if (args[0] == "decode") stripes.push_back("7");
   for (const int jobs : parallel_jobs) {
-    SCOPED_TRACE(absl::StrCat(absl::StrJoin(args, " "), " --jobs=", jobs));
-    const CommandResult parallel = run(jobs);
-    EXPECT_EQ(parallel.exit_code, serial.exit_code);
-    EXPECT_EQ(parallel.err, serial.err);
-    EXPECT_EQ(parallel.out.size(), serial.out.size());
-    EXPECT_TRUE(parallel.out == serial.out) << "stdout differs";
+    for (const std::string& stripe : stripes) {
+      SCOPED_TRACE(absl::StrCat(absl::StrJoin(args, " "), " --jobs=", jobs,
+                                stripe.empty() ? "" : " in stripes of ", stripe));
+      RunOptions striped = options;
+      if (!stripe.empty()) striped.env.emplace_back("TRACEWIRE_DECODE_STRIPE_EVENTS", stripe);
+      const CommandResult parallel = run(jobs, striped);
+      EXPECT_EQ(parallel.exit_code, serial.exit_code);
+      EXPECT_EQ(parallel.err, serial.err);
+      EXPECT_EQ(parallel.out.size(), serial.out.size());
+      EXPECT_TRUE(parallel.out == serial.out) << "stdout differs";
+    }
   }
   return serial;
 }
@@ -44,6 +53,11 @@ CommandResult CheckAllCommands(const std::string& trace) {
     ExpectSameForAnyJobs({"decode", absl::StrCat("--format=", format), trace});
   }
   ExpectSameForAnyJobs({"decode", "--brief", "--nesting=100", trace});
+  ExpectSameForAnyJobs({"decode", "--format=folded", "--regions", trace});
+  // Windows keep state across events (the regions open at their edges).
+  for (const char* format : {"--format=chrome", "--format=event", "--format=perfetto"}) {
+    ExpectSameForAnyJobs({"decode", format, "--since=0.3ms", "--until=1ms", trace});
+  }
   ExpectSameForAnyJobs({"stats", trace});
   return ExpectSameForAnyJobs({"validate", trace});
 }
@@ -131,8 +145,8 @@ TEST(ParallelCliTest, DamagedTraces) {
     const std::string path = absl::StrCat(dir, "/damaged", i, ".twr");
     ASSERT_TRUE(WriteFile(path, damaged[i]));
     SCOPED_TRACE(path);
-    // Workers format (event) or only decode (chrome); strict and salvaging.
-    for (const char* format : {"--format=event", "--format=chrome"}) {
+    // A context-free format and stateful ones; strict and salvaging.
+    for (const char* format : {"--format=event", "--format=chrome", "--format=otlp"}) {
       ExpectSameForAnyJobs({"decode", format, path}, {}, {2});
       ExpectSameForAnyJobs({"decode", "--salvage", format, path}, {}, {2});
     }

@@ -101,6 +101,69 @@ TEST(EventWindowTest, RegionsOpenAtTheEdgesAreCutThere) {
                  }));
 }
 
+// A task event of thread `thread` (0: main, 1: a worker), `ns` after kStart.
+Event TaskAt(int64_t ns, EventKind kind, uint64_t thread, uint64_t task, uint64_t adopted,
+             uint64_t parent = 0) {
+  Event e = At(ns, kind, 1, kind == EventKind::kTaskBegin ? "request" : "");
+  e.thread_id = thread;
+  e.thread_name = thread == 0 ? "main" : "th01:worker";
+  e.task_id = task;
+  e.parent_task = parent;
+  e.adopted_task = adopted;
+  return e;
+}
+
+TEST(EventWindowTest, TasksAndTheirSegmentsOpenAtTheEdgesAreCutThere) {
+  EventWindowOptions options;
+  options.since = WindowTime{std::nullopt, absl::Nanoseconds(5)};
+  options.until = WindowTime{std::nullopt, absl::Nanoseconds(8)};
+  EventWindow window(options);
+  Event enter = At(4, EventKind::kRegionEnter, 1, "work");
+  enter.thread_id = 1;
+  enter.thread_name = "th01:worker";
+  enter.adopted_task = 7;
+  Event leave = enter;
+  leave.kind = EventKind::kRegionLeave;
+  leave.time = kStart + absl::Nanoseconds(9);
+  const std::vector<Event> events = {
+      TaskAt(0, EventKind::kTaskBegin, 0, 7, 0),
+      TaskAt(1, EventKind::kTaskBegin, 0, 8, 0, /*parent=*/7),
+      TaskAt(2, EventKind::kTaskEnd, 0, 8, 0),
+      TaskAt(3, EventKind::kTaskBegin, 0, 9, 0, /*parent=*/7),
+      TaskAt(3, EventKind::kTaskAdopt, 1, 7, 7),
+      enter,
+      TaskAt(6, EventKind::kTaskEnd, 0, 9, 0),
+      leave,
+      TaskAt(10, EventKind::kTaskRelease, 1, 7, 0),
+      TaskAt(11, EventKind::kTaskEnd, 0, 7, 0),
+  };
+  std::vector<std::string> out;
+  bool more = true;
+  for (const Event& e : events) {
+    if (!more) break;
+    more = window.Add(e, [&](const Event& passed) {
+      out.push_back(absl::StrCat(EventKindName(passed.kind), " ", passed.label, " @",
+                                 absl::ToInt64Nanoseconds(passed.time - kStart), " t",
+                                 passed.thread_id, " task ", passed.task_id, "<", passed.parent_task,
+                                 " adopted ", passed.adopted_task));
+    });
+  }
+  EXPECT_FALSE(more);
+  EXPECT_EQ(out, (std::vector<std::string>{
+                     // At since: the active tasks in the order they began, then the worker's
+                     // task segment and its region (which belongs to the task).
+                     "task_begin request @5 t0 task 7<0 adopted 0",
+                     "task_begin request @5 t0 task 9<7 adopted 0",
+                     "task_adopt  @5 t1 task 7<0 adopted 7",
+                     "region_enter work @5 t1 task 0<0 adopted 7",
+                     "task_end  @6 t0 task 9<0 adopted 0",
+                     // At until: the region, the segment, then the tasks.
+                     "region_leave work @8 t1 task 0<0 adopted 7",
+                     "task_release  @8 t1 task 7<0 adopted 0",
+                     "task_end request @8 t0 task 7<0 adopted 0",
+                 }));
+}
+
 TEST(EventWindowTest, ProcessesAreStatedAgainAtTheStart) {
   EventWindowOptions options;
   options.since = WindowTime{std::nullopt, absl::Nanoseconds(5)};

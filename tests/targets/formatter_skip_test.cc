@@ -4,8 +4,13 @@
 // alone. `tracewire decode --jobs=N` relies on it. Every format, on every committed input
 // of the reader's fuzz target (real traces: a git process tree, imported git traces, task
 // and gauge workloads, CPU profiles; and hundreds of damaged ones, read strictly and with
-// salvage), on the benchmarks' multi-thread, multi-generation trace, and on built events
-// long enough for the OTLP formatter's early lines (of closed spans and gauge samples).
+// salvage), on a CPU-profiled run of a workload, on the benchmarks' multi-thread,
+// multi-generation trace, and on built events long enough for the OTLP formatter's early
+// lines (of closed spans and gauge samples). The real traces
+// also run through a coarse clock (times floored to the millisecond): most events then
+// share their time, and the formats that keep times strictly increasing per track (Chrome,
+// Perfetto) must move each one the same way whether it was written or skipped.
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +27,7 @@
 #include "reader/reader.h"
 #include "reader/targets/formatter.h"
 #include "tests/bench/synthetic_trace.h"
+#include "tests/cli/cli_runner.h"
 
 namespace tracewire::targets {
 namespace {
@@ -37,6 +43,9 @@ std::unique_ptr<Formatter> Make(const std::string& format) {
   EXPECT_TRUE(formatter.ok()) << formatter.status();
   return std::move(*formatter);
 }
+
+// How the formatters see the events' times.
+enum class Clock { kExact, kMilliseconds };
 
 // A stream of events: each call returns the next one, null at the end, or an error.
 using NextEvent = std::function<absl::StatusOr<const reader::Event*>()>;
@@ -64,10 +73,12 @@ EventStream BuiltEvents(const std::vector<reader::Event>& events) {
 // What `worker` of `workers` writes of `stream` in stripes of `stripe` events: its stripes'
 // output, in order, each preceded by its number; and Finish's output after the last event if
 // its stripe is the worker's. With workers = 1, the serial output. Stops at an error as
-// `tracewire decode` does (no Finish).
+// `tracewire decode` does (no Finish). With Clock::kMilliseconds the formatter gets each
+// event with its time floored to the millisecond.
 std::vector<std::pair<uint64_t, std::string>> Stripes(const std::string& format,
                                                       const EventStream& stream, uint64_t stripe,
-                                                      uint64_t workers, uint64_t worker) {
+                                                      uint64_t workers, uint64_t worker,
+                                                      Clock clock) {
   const NextEvent next = stream();
   std::unique_ptr<Formatter> formatter = Make(format);
   std::vector<std::pair<uint64_t, std::string>> out;
@@ -85,10 +96,18 @@ std::vector<std::pair<uint64_t, std::string>> Stripes(const std::string& format,
       break;
     }
     if (*event == nullptr) break;
+    reader::Event coarse;
+    const reader::Event* e = *event;
+    if (clock == Clock::kMilliseconds) {
+      coarse = **event;
+      coarse.time =
+          absl::UnixEpoch() + absl::Floor(coarse.time - absl::UnixEpoch(), absl::Milliseconds(1));
+      e = &coarse;
+    }
     if (mine(index)) {
-      formatter->Write(**event, text(index));
+      formatter->Write(*e, text(index));
     } else {
-      formatter->Skip(**event);
+      formatter->Skip(*e);
     }
     ++index;
   }
@@ -97,10 +116,10 @@ std::vector<std::pair<uint64_t, std::string>> Stripes(const std::string& format,
 }
 
 std::string Concatenated(const std::string& format, const EventStream& stream, uint64_t stripe,
-                         uint64_t workers) {
+                         uint64_t workers, Clock clock) {
   std::vector<std::vector<std::pair<uint64_t, std::string>>> parts;
   for (uint64_t w = 0; w < workers; ++w) {
-    parts.push_back(Stripes(format, stream, stripe, workers, w));
+    parts.push_back(Stripes(format, stream, stripe, workers, w, clock));
   }
   std::string all;
   std::vector<size_t> next(workers, 0);
@@ -119,11 +138,12 @@ std::string Concatenated(const std::string& format, const EventStream& stream, u
 }
 
 void ExpectStreamStripesMatch(const std::string& name, const std::string& format,
-                              const EventStream& stream, const std::vector<uint64_t>& stripes) {
-  const std::string serial = Concatenated(format, stream, ~uint64_t{0} / 2, 1);
+                              const EventStream& stream, const std::vector<uint64_t>& stripes,
+                              Clock clock = Clock::kExact) {
+  const std::string serial = Concatenated(format, stream, ~uint64_t{0} / 2, 1, clock);
   for (const uint64_t stripe : stripes) {
     for (const uint64_t workers : {2, 3}) {
-      const std::string striped = Concatenated(format, stream, stripe, workers);
+      const std::string striped = Concatenated(format, stream, stripe, workers, clock);
       ASSERT_EQ(striped.size(), serial.size())
           << name << " " << format << ", stripes of " << stripe << " on " << workers << " workers";
       ASSERT_TRUE(striped == serial)
@@ -133,11 +153,12 @@ void ExpectStreamStripesMatch(const std::string& name, const std::string& format
 }
 
 void ExpectStripesMatch(const std::string& name, const std::string& trace,
-                        const std::vector<uint64_t>& stripes) {
+                        const std::vector<uint64_t>& stripes, Clock clock = Clock::kExact) {
+  const std::string clock_name = clock == Clock::kExact ? "" : " (millisecond clock)";
   for (const char* format : kFormats) {
     for (const bool salvage : {false, true}) {
-      ExpectStreamStripesMatch(salvage ? name + " --salvage" : name, format,
-                               TraceEvents(trace, salvage), stripes);
+      ExpectStreamStripesMatch(name + clock_name + (salvage ? " --salvage" : ""), format,
+                               TraceEvents(trace, salvage), stripes, clock);
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
@@ -161,6 +182,44 @@ TEST(FormatterSkipTest, FuzzCorpus) {
     }
   }
   EXPECT_GT(inputs, 500);
+}
+
+// The real traces of the corpus (named after what they hold; the damaged ones are named by
+// hash) with a coarse clock.
+TEST(FormatterSkipTest, FuzzCorpusMillisecondClock) {
+  int inputs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("tests/fuzz/corpus/reader")) {
+    const std::string name = entry.path().filename().string();
+    const bool hash = name.find_first_not_of("0123456789abcdef") == std::string::npos;
+    if (!entry.is_regular_file() || hash) continue;
+    ExpectStripesMatch(entry.path().string(), ReadFile(entry.path()), {1, 3, 17},
+                       Clock::kMilliseconds);
+    if (HasFatalFailure()) return;
+    ++inputs;
+  }
+  EXPECT_GT(inputs, 30);
+}
+
+// A real CPU profile (two threads sampled at 2 kHz of CPU time inside regions whose enters
+// and leaves carry stacks, in 20 ms generations): Chrome's profiles and stack frames and the
+// folded counts are built from the written and the skipped events alike.
+TEST(FormatterSkipTest, CpuProfiledWorkload) {
+  const std::string path = cli_test::NewTempDir("cpu_workload") + "/trace.twr";
+  cli_test::RunOptions options;
+  options.env = {{"TRACEWIRE", path},
+                 {"TRACEWIRE_CPU_PROFILE", "2000"},
+                 {"TRACEWIRE_GENERATION_MS", "20"},
+                 {"TRACEWIRE_STACKS", "region_enter,region_leave"}};
+  options.unset_env = {"TRACEWIRE_PARENT_SID", "TRACEWIRE_PARENT_NAME"};
+  ASSERT_EQ(cli_test::RunCommand({cli_test::Runfile("tests/viewers/cpu_workload"), "0.05"}, options)
+                .exit_code,
+            0);
+  const std::string trace = ReadFile(path);
+  // Samples of both threads, each under its region: several folded stacks.
+  const std::string folded =
+      Concatenated("folded", TraceEvents(trace, false), ~uint64_t{0} / 2, 1, Clock::kExact);
+  EXPECT_GE(std::count(folded.begin(), folded.end(), '\n'), 2) << folded;
+  ExpectStripesMatch(path, trace, {1, 7});
 }
 
 TEST(FormatterSkipTest, MultiThreadMultiGenerationTrace) {

@@ -606,7 +606,7 @@ class Renderer {
     Append(&svg_, "</text>\n");
     for (size_t depth = 0; depth < thread.rows.size(); ++depth) {
       if (depth >= static_cast<size_t>(kMaxDepth)) {
-        hidden_rows_ += thread.rows[depth].size();
+        for (const ReportRegion& region : thread.rows[depth]) hidden_rows_ += region.count;
         continue;
       }
       Row(thread.rows[depth], y + static_cast<int>(depth) * (kRowHeight + kRowGap));
@@ -641,11 +641,13 @@ class Renderer {
     run = Run();
   }
 
-  void AddToRun(Run& run, double x0, double x1, int64_t ns, int y, absl::string_view what) {
+  // Adds `count` regions from x0 to x1, `ns` long in all, to the run.
+  void AddToRun(Run& run, double x0, double x1, int64_t ns, int y, absl::string_view what,
+                uint64_t count = 1) {
     if (run.count > 0 && x0 > run.x1 + kMinWidth) FlushRun(run, y, what);
     if (run.count == 0) run.x0 = x0;
     run.x1 = std::max(run.x1, x1);
-    ++run.count;
+    run.count += count;
     run.total_ns += ns;
   }
 
@@ -658,6 +660,11 @@ class Renderer {
     for (const ReportRegion& region : regions) {
       const double x0 = X(region.begin_ns);
       const double x1 = X(region.end_ns);
+      if (region.count > 1) {
+        // Regions the model compacted: too narrow at this width (kCompactedWidth or less).
+        AddToRun(run, x0, x1, region.busy_ns, y, what, region.count);
+        continue;
+      }
       const int64_t ns = region.end_ns - region.begin_ns;
       const bool overlaps = x0 < drawn_end - kOverlap || (run.count > 0 && x0 < run.x1 - kOverlap);
       if (x1 - x0 < kMinWidth || overlaps) {

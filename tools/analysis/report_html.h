@@ -30,7 +30,9 @@ namespace tracewire::tools {
 
 struct ReportHtmlOptions {
   std::string trace_name;     // shown in the title
-  int timeline_width = 1000;  // pixels of the time axis
+  // Pixels of the time axis; at most kCompactedWidth (report_model.h), the width the model
+  // compacts narrow regions for.
+  int timeline_width = 1000;
   size_t top = 15;            // rows of each top-regions table
   std::string warning;        // shown at the top if not empty (e.g. the trace is damaged)
 };

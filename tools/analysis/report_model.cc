@@ -31,7 +31,31 @@ std::string ReportProcess::DisplayName() const {
   return absl::StrCat(exe, " ", command);
 }
 
-ReportModel::ReportModel() = default;
+ReportModel::ReportModel(size_t compact_rows_from) : compact_rows_from_(compact_rows_from) {}
+
+void ReportModel::CompactRow(const ReportProcess& p, std::vector<ReportRegion>* row) {
+  const double span_ns = static_cast<double>(std::max<int64_t>(p.last_ns - p.first_ns, 1));
+  const double half_pixel_ns = span_ns / kCompactedWidth / 2;
+  auto is_run = [&](const ReportRegion& r) {
+    return r.count > 1 || static_cast<double>(r.end_ns - r.begin_ns) < half_pixel_ns;
+  };
+  std::vector<ReportRegion>& regions = *row;
+  size_t kept = 0;
+  for (size_t i = 0; i < regions.size(); ++i) {
+    const ReportRegion r = regions[i];
+    if (kept > 0 && is_run(r) && is_run(regions[kept - 1]) &&
+        static_cast<double>(r.begin_ns - regions[kept - 1].end_ns) <= half_pixel_ns) {
+      ReportRegion& run = regions[kept - 1];
+      if (run.count == 1) run.busy_ns = run.end_ns - run.begin_ns;
+      run.busy_ns += r.count > 1 ? r.busy_ns : r.end_ns - r.begin_ns;
+      run.count += r.count;
+      run.end_ns = std::max(run.end_ns, r.end_ns);
+      continue;
+    }
+    regions[kept++] = r;
+  }
+  regions.resize(kept);
+}
 
 int64_t ReportModel::RelativeNs(absl::Time t) {
   if (!have_start_) {
@@ -145,9 +169,17 @@ class ReportModel::Listener : public reader::TrackListener {
       case reader::SliceKind::kRegion: {
         const OpenRegion& region = m_->open_regions_[slice.slot];
         ReportThread& thread = *m_->threads_[slice.thread];
-        if (thread.rows.size() <= slice.depth) thread.rows.resize(slice.depth + 1);
-        thread.rows[slice.depth].push_back(
-            {region.begin_ns, std::max(ns, region.begin_ns), region.name});
+        if (thread.rows.size() <= slice.depth) {
+          thread.rows.resize(slice.depth + 1);
+          thread.compact_at.resize(slice.depth + 1, m_->compact_rows_from_);
+        }
+        std::vector<ReportRegion>& row = thread.rows[slice.depth];
+        row.push_back({region.begin_ns, std::max(ns, region.begin_ns), region.name});
+        if (row.size() >= thread.compact_at[slice.depth]) {
+          CompactRow(p, &row);
+          // Amortised: the next compaction when the row has doubled.
+          thread.compact_at[slice.depth] = std::max(m_->compact_rows_from_, 2 * row.size());
+        }
         return;
       }
       case reader::SliceKind::kChild: {

@@ -23,11 +23,22 @@
 namespace tracewire::tools {
 
 // A region as drawn: its times and its "category/label" (an index into ReportModel::names).
+// Or, with count > 1, a run of `count` successive regions of one row that are too narrow to
+// draw one by one (ReportModel compacts them while it reads, see kCompactedWidth):
+// begin_ns is the first one's begin, end_ns the latest end, busy_ns the sum of their
+// durations, and `name` is unused.
 struct ReportRegion {
   int64_t begin_ns = 0;
   int64_t end_ns = 0;
   uint32_t name = 0;
+  uint32_t count = 1;
+  int64_t busy_ns = 0;  // with count > 1
 };
+
+// The timeline width (pixels) a thread's regions are compacted for: runs of regions that
+// the report draws as one grey bar at this width or any narrower one are kept as one
+// ReportRegion, so that memory grows with the pixels drawn rather than with the regions.
+inline constexpr int kCompactedWidth = 1000;
 
 // An instant worth a mark on the timeline (an error).
 struct ReportMark {
@@ -49,8 +60,11 @@ struct FlameGraph {
 
 struct ReportThread {
   std::string name;
-  // Finished regions by depth (0 = outermost), each row in time order.
+  // Finished regions by depth (0 = outermost), each row in time order; runs of narrow
+  // regions compacted (ReportRegion::count).
   std::vector<std::vector<ReportRegion>> rows;
+  // The size at which each row is compacted next.
+  std::vector<size_t> compact_at;
   std::vector<ReportMark> errors;
 };
 
@@ -116,7 +130,9 @@ struct ReportProcess {
 
 class ReportModel {
  public:
-  ReportModel();
+  // `compact_rows_from`: a thread's row of regions is first compacted when it holds this
+  // many (tests make it small, or disable compaction with SIZE_MAX).
+  explicit ReportModel(size_t compact_rows_from = 4096);
 
   // Adds one event (in reader order).
   void Add(const reader::Event& event);
@@ -157,6 +173,11 @@ class ReportModel {
   };
 
   int64_t RelativeNs(absl::Time t);
+  // Merges runs of regions of `row` (of process `p`) that are narrower than half a pixel at
+  // kCompactedWidth over the process's time so far, and no more than half a pixel apart.
+  // The process's time only grows, so they stay that narrow and that close at the end, and
+  // the report draws them in one run either way.
+  static void CompactRow(const ReportProcess& p, std::vector<ReportRegion>* row);
   // The lane of tasks named `name` in process `process`, added if new.
   uint32_t TaskLane(uint32_t process, uint32_t name, bool begun_before_trace = false);
   uint32_t NameId(absl::string_view category, absl::string_view label);
@@ -178,6 +199,7 @@ class ReportModel {
   absl::flat_hash_map<std::pair<uint32_t, uint32_t>, uint32_t> lane_ids_;
   // Index of each gauge track of the track model in its process's gauges.
   std::vector<uint32_t> gauge_index_;
+  size_t compact_rows_from_;
   int64_t now_ns_ = 0;  // time of the event being added
   TraceStats stats_;
   std::map<uint32_t, FlameGraph> region_flames_;  // by region name id

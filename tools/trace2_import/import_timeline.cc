@@ -245,7 +245,8 @@ absl::StatusOr<Timeline> BuildTimeline(absl::Span<const TimelineEvent> events,
         estimate =
             *e.time_us - prev_offset[i].value_or(next_offset[i].value_or(timeline.wall_origin_us));
       }
-      const int64_t value = std::max({std::min(estimate, upper[i]), lower[i], previous});
+      const int64_t value =
+          std::min(std::max({std::min(estimate, upper[i]), lower[i], previous}), kMaxProcessMicros);
       timeline.micros[i] = value;
       previous = value;
       lower[i] = upper[i] = value;

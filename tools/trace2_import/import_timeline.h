@@ -17,6 +17,10 @@
 //    times stay exact. When the wall clock disagrees with the stated values, the stated
 //    values win: only the placement of floating events, which git does not state, is
 //    approximate.
+// Every time is held within kMaxProcessMicros of the process start: a floating event whose
+// wall time lies further out goes there (its generation's clock_sync keeps its "time"), and
+// stated durations that add up to more are shortened (each one alone is refused when
+// parsed).
 // It also replays each thread's region stack exactly as the reader derives "nesting", and
 // fails, naming the line, where the stream's nesting disagrees (regions the stream left
 // out, e.g. because git's nesting limit was too low).
@@ -34,6 +38,11 @@
 
 namespace tracewire::tools {
 
+// The latest monotonic time of an event of a process, in µs after the process start: 100
+// years (36,525 days). No git process runs that long; the bound keeps the trace clock
+// (nanoseconds in 64 bits) from overflowing. A t_abs, t_rel or duration beyond it is refused.
+inline constexpr int64_t kMaxProcessMicros = int64_t{36525} * 86400 * 1000000;
+
 // What the timeline needs of one event.
 struct TimelineEvent {
   int line_number = 0;
@@ -47,7 +56,8 @@ struct TimelineEvent {
 
 // The reconstructed times of one process.
 struct Timeline {
-  std::vector<int64_t> micros;  // per event: monotonic µs since the process start (>= 0)
+  // Per event: monotonic µs since the process start, in [0, kMaxProcessMicros].
+  std::vector<int64_t> micros;
   // Per thread: its start (region[0] for t_rel) in µs: 0 for main, the thread_start event's
   // time, or for a thread without one a time at or before its first event.
   std::vector<int64_t> thread_start;

@@ -1,6 +1,7 @@
 #include "tools/trace2_import/trace2_import.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -34,6 +35,12 @@ constexpr uint64_t kMaxTieBreak = 399;
 // sits in the middle, so every decoded time is within 1 µs of its input.
 constexpr int64_t kMaxWallSpread = 2;
 constexpr size_t kMaxLinesPerGeneration = 100000;
+// Latest trace-clock start of a process (Unix µs: in the year 2354), so that its ticks, up to
+// kMaxProcessMicros later plus tie-breaks, fit in 64 bits. A later wall-clock start only
+// moves the trace clock's origin: each generation's clock_sync keeps the wall times.
+constexpr int64_t kMaxStartMicros =
+    static_cast<int64_t>(std::numeric_limits<uint64_t>::max() / kTicksPerMicro) -
+    2 * kMaxProcessMicros;
 
 // What the reader checks across events of one process (children, execs, threads), checked
 // here so that errors name the input line; carried from window to window.
@@ -278,7 +285,7 @@ absl::Status Trace2Importer::State::ConvertWindow(size_t window) {
     if (first_window) {
       // Ticks are Unix nanoseconds of the process's wall-clock start plus monotonic time.
       process.start_tick = static_cast<uint64_t>(
-          std::max<int64_t>(timeline->wall_origin_us, 1000000) * kTicksPerMicro);
+          std::clamp<int64_t>(timeline->wall_origin_us, 1000000, kMaxStartMicros) * kTicksPerMicro);
     }
     for (size_t k = 0; k < in_window[p]; ++k) micros[process_lines[p][k]] = timeline->micros[k];
     process.thread_last.resize(process.thread_names.size(), 0);
@@ -361,13 +368,18 @@ absl::Status Trace2Importer::State::Encode(const std::vector<Generation>& genera
     Process& process = processes[g.process];
     std::vector<ThreadState>& threads = process.threads;
     format::GenerationEncoder encoder(g.number);
+    // The clocks at the generation's first event, whose "time" is a Unix time (the process
+    // start, g.wall_origin_us, may precede 1970 when the wall clock jumped back).
+    const uint64_t sync_tick = ticks[g.lines.front()];
+    const __int128 wall_ns =
+        std::max<__int128>(0, static_cast<__int128>(g.wall_origin_us) * kTicksPerMicro +
+                                  static_cast<__int128>(sync_tick - process.start_tick));
     format::ClockSync sync;
     sync.freq = 1'000'000'000;
-    sync.trace_time = process.start_tick;
-    sync.mono_ns = process.start_tick;
-    const int64_t wall_us = std::max<int64_t>(g.wall_origin_us, 0);
-    sync.wall_sec = static_cast<uint64_t>(wall_us / 1000000);
-    sync.wall_nsec = static_cast<uint64_t>(wall_us % 1000000) * 1000;
+    sync.trace_time = sync_tick;
+    sync.mono_ns = sync_tick;
+    sync.wall_sec = static_cast<uint64_t>(wall_ns / 1'000'000'000);
+    sync.wall_nsec = static_cast<uint64_t>(wall_ns % 1'000'000'000);
     sync.utc_offset_sec = options.utc_offset_sec;
     encoder.SetClockSync(sync);
 

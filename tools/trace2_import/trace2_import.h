@@ -16,7 +16,9 @@
 // unless an event depends on one more than a window away (the t_rel of a data event
 // whose region began more than a window earlier can then be off by the wall clock's
 // jitter, a few µs). The trace clock counts nanoseconds (freq 1e9); a process starts at the trace time
-// of its wall-clock start in Unix nanoseconds. Monotonic times come from
+// of its wall-clock start in Unix nanoseconds (at most the year 2354), and each
+// generation's clock_sync ties the trace clock at its first event to that event's wall
+// clock ("time" is accepted in the years 1970 to 9999). Monotonic times come from
 // tools/trace2_import/import_timeline.h; sites from file/line/category/label/repo; the pid from the
 // sid's "-P<hex>" component; thread ids in order of appearance, "main" = 0.
 #ifndef TRACEWIRE_TOOLS_TRACE2_IMPORT_TRACE2_IMPORT_H_
@@ -74,8 +76,9 @@ class Trace2Importer {
 // Converts `text` (the whole EVENT stream) with a Trace2Importer and checks that the
 // reader accepts the result (an InternalError if not: a bug of the importer). Blank lines
 // are skipped. Errors are InvalidArgument naming the line: a line that is not a JSON
-// object, an unknown event or key, a missing or mistyped key, a nesting the region stack
-// cannot reproduce, a line above kMaxTrace2LineBytes.
+// object, an unknown event or key, a missing or mistyped key, a "time" outside the years
+// 1970 to 9999, a t_abs, t_rel or duration above kMaxProcessMicros (100 years), a nesting
+// the region stack cannot reproduce, a line above kMaxTrace2LineBytes.
 absl::StatusOr<std::string> ImportTrace2Event(absl::string_view text, const ImportOptions& options);
 
 }  // namespace tracewire::tools

@@ -11,12 +11,16 @@
 #include "absl/time/time.h"
 #include "format/varint.h"
 #include "reader/targets/valid_utf8.h"
+#include "tools/trace2_import/import_timeline.h"
 
 namespace tracewire::tools {
 namespace {
 
 using Json = nlohmann::ordered_json;
 using format::EventType;
+
+// 10000-01-01T00:00:00Z, the end of the "time" values accepted.
+constexpr absl::Time kEndOfYear9999 = absl::FromUnixSeconds(253402300800);
 
 // ---- Bytes that are not UTF-8 ----
 // git writes string bytes >= 0x80 raw, without checking UTF-8, but the JSON parser accepts
@@ -137,8 +141,8 @@ class Members {
     if (value == nullptr) return std::nullopt;
     if (!value->is_number()) return Error(absl::StrCat("\"", key, "\" is not a number"));
     const double seconds = value->get<double>();
-    if (!std::isfinite(seconds) || std::fabs(seconds) > 9e12) {
-      return Error(absl::StrCat("\"", key, "\" is out of range"));
+    if (!std::isfinite(seconds) || std::fabs(seconds) * 1e6 > kMaxProcessMicros) {
+      return Error(absl::StrCat("\"", key, "\" is out of range (beyond 100 years)"));
     }
     return static_cast<int64_t>(std::llround(seconds * 1e6));
   }
@@ -509,6 +513,10 @@ absl::StatusOr<Trace2Line> ParseTrace2Line(absl::string_view text, int line_numb
     std::string error;
     if (!absl::ParseTime("%Y-%m-%dT%H:%M:%E*S%Ez", *time, &parsed, &error)) {
       return m.Error(absl::StrCat("cannot parse \"time\" \"", *time, "\": ", error));
+    }
+    // The trace's clock_sync states UTC from the Unix epoch; git prints four-digit years.
+    if (parsed < absl::UnixEpoch() || parsed >= kEndOfYear9999) {
+      return m.Error(absl::StrCat("\"time\" \"", *time, "\" is outside the years 1970 to 9999"));
     }
     line.time_us = absl::ToUnixMicros(parsed);
   }
