@@ -26,6 +26,8 @@ constexpr size_t kMaxClosedSpans = 10000;
 constexpr size_t kMaxGaugePoints = 10000;
 // Errors of one process kept as span events (the first is also the status message).
 constexpr size_t kMaxErrorEvents = 100;
+// Attributes a span has room for from its start (a region has up to 9, a child 13).
+constexpr size_t kSpanAttributes = 10;
 
 uint64_t SplitMix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15;
@@ -131,6 +133,7 @@ std::string SpanBuilder::DataValue(const Event& e) {
 
 Span* SpanBuilder::NewSpan(Process& p, SpanType type, Span* parent, std::string name, int64_t ns) {
   auto span = std::make_unique<Span>();
+  span->attributes.reserve(kSpanAttributes);
   span->type = type;
   uint64_t id = 0;
   while (id == 0) id = SplitMix64(p.id_seed ^ SplitMix64(++p.next_span));
@@ -157,7 +160,7 @@ void SpanBuilder::Close(Process& p, Span* span, int64_t ns) {
 }
 
 void SpanBuilder::WriteLine(Process& p, bool all) {
-  write_line_(p, all, out_);
+  if (out_ != nullptr) write_line_(p, all, out_);
   std::vector<std::unique_ptr<Span>> kept;
   for (std::unique_ptr<Span>& span : p.spans) {
     if (!InLine(*span, all)) kept.push_back(std::move(span));
@@ -269,7 +272,7 @@ void SpanBuilder::BeginTask(Process& p, const reader::Slice& slice, const Event&
 
 void SpanBuilder::WriteMetrics(Process& p) {
   if (p.gauge_points == 0) return;
-  write_metrics_(p, out_);
+  if (out_ != nullptr) write_metrics_(p, out_);
   for (auto& [index, series] : p.gauges) series.points.clear();
   p.gauge_points = 0;
 }
@@ -666,7 +669,7 @@ void SpanBuilder::EndProcess(Process& p) {
   model_.EndProcess(p.index, absl::FromUnixNanos(end), *this);
   if (!p.ended) p.exit_code.reset();
   Close(p, &p.span, end);
-  ProcessAttributes(p);
+  if (out_ != nullptr) ProcessAttributes(p);  // for the line only (p is dropped after it)
   WriteLine(p, /*all=*/true);
   WriteMetrics(p);
   order_.erase(std::find(order_.begin(), order_.end(), &p));

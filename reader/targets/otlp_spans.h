@@ -36,16 +36,13 @@ using SpanId = std::array<uint8_t, 8>;
 
 // One attribute: trace2receiver's are strings (JSON text for structured values); the OTel
 // semantic-convention ones are typed. emplace_back(key, text) makes a string attribute.
+// Keys are string literals: an attribute keeps the pointer (no copy per span).
 struct Attribute {
   enum class Type { kString, kInt, kStringArray };
-  Attribute(std::string key, std::string text, Type type = Type::kString, int64_t number = 0,
+  Attribute(const char* key, std::string text, Type type = Type::kString, int64_t number = 0,
             std::vector<std::string> list = {})
-      : key(std::move(key)),
-        text(std::move(text)),
-        type(type),
-        number(number),
-        list(std::move(list)) {}
-  std::string key;
+      : key(key), text(std::move(text)), type(type), number(number), list(std::move(list)) {}
+  const char* key;
   std::string text;  // kString
   Type type = Type::kString;
   int64_t number = 0;             // kInt
@@ -53,12 +50,12 @@ struct Attribute {
 };
 
 // An int attribute.
-inline Attribute Int(std::string key, int64_t value) {
-  return {std::move(key), "", Attribute::Type::kInt, value, {}};
+inline Attribute Int(const char* key, int64_t value) {
+  return {key, "", Attribute::Type::kInt, value, {}};
 }
 // A string array attribute.
-inline Attribute StrArray(std::string key, std::vector<std::string> values) {
-  return {std::move(key), "", Attribute::Type::kStringArray, 0, std::move(values)};
+inline Attribute StrArray(const char* key, std::vector<std::string> values) {
+  return {key, "", Attribute::Type::kStringArray, 0, std::move(values)};
 }
 
 // A span event (an `error` on the process span).
@@ -143,7 +140,7 @@ struct Process {
   std::map<uint64_t, Span*> tasks;         // open task spans, by task ID
   std::map<uint32_t, GaugeSeries> gauges;  // by the track model's gauge index
   size_t gauge_points = 0;                 // points held in `gauges`
-  uint64_t cpu_samples = 0;  // CPU samples of the process (not spans: only counted)
+  uint64_t cpu_samples = 0;                // CPU samples of the process (not spans: only counted)
 };
 
 // The process span's name, "<exe>:<verb>#<mode>" (trace2receiver's), with its parts:
@@ -167,7 +164,9 @@ class SpanBuilder : public reader::TrackListener {
   SpanBuilder(LineWriter write_line, MetricsWriter write_metrics)
       : write_line_(std::move(write_line)), write_metrics_(std::move(write_metrics)) {}
 
-  // Adds one event (in reader order); lines of processes that end go to `out`.
+  // Adds one event (in reader order); lines of processes that end go to `out`. With a
+  // null `out` (a formatter's Skip), the spans are built and dropped as they would be
+  // when their line is written, and no line is rendered.
   void Add(const reader::Event& e, std::string* out);
   // Ends the processes still open (their open spans end at their last event) and writes
   // them; then the builder is as new.
@@ -182,7 +181,7 @@ class SpanBuilder : public reader::TrackListener {
  private:
   Span* NewSpan(Process& p, SpanType type, Span* parent, std::string name, int64_t ns);
   void Close(Process& p, Span* span, int64_t ns);
-  // Writes a line of `p` (see LineWriter) and drops the spans written.
+  // Writes a line of `p` (see LineWriter), unless skipping, and drops the spans written.
   void WriteLine(Process& p, bool all);
   void AddData(Process& p, uint32_t thread, const reader::Event& e);
   void EndProcess(Process& p);
@@ -193,7 +192,8 @@ class SpanBuilder : public reader::TrackListener {
   void BeginChild(Process& p, const reader::Slice& slice, const reader::Event& e);
   void BeginExec(Process& p, const reader::Slice& slice, const reader::Event& e);
   void BeginTask(Process& p, const reader::Slice& slice, const reader::Event& e);
-  // Writes `p`'s gauge samples held so far as a metrics line.
+  // Writes `p`'s gauge samples held so far as a metrics line (unless skipping) and drops
+  // them.
   void WriteMetrics(Process& p);
   void EndChild(Process& p, Span* span, const reader::Event* e);
   void EndExec(Process& p, Span* span, const reader::Event* e);
@@ -221,7 +221,7 @@ class SpanBuilder : public reader::TrackListener {
   std::vector<Span*> slot_spans_;  // the span of each open slice, by slot
   reader::EventTracks at_;         // where the current event is
   int64_t now_ns_ = 0;             // the time slices begin and end at
-  std::string* out_ = nullptr;     // the output of the current Add() or Finish()
+  std::string* out_ = nullptr;     // the output of the current Add() or Finish(); null: skip
   std::string scratch_;
 };
 

@@ -11,10 +11,13 @@ namespace tracewire::targets {
 namespace {
 
 // The formatter: the span model (otlp_spans.h) writing through the JSON writer
-// (otlp_json.h).
+// (otlp_json.h). Skip builds the spans (a later line of their process may be written)
+// and renders no line.
 class OtlpFormatter : public Formatter {
  public:
   void Write(const reader::Event& e, std::string* out) override { spans_.Add(e, out); }
+  void Skip(const reader::Event& e) override { spans_.Add(e, /*out=*/nullptr); }
+  bool skips_cheaply() const override { return true; }
   void Finish(std::string* out) override { spans_.Finish(out); }
 
  private:

@@ -6,18 +6,39 @@
 // reused std::string. The *Skip benchmarks pass every event to Formatter::Skip instead
 // (the state updates of a decode in stripes, without the output): their time per event
 // over the matching Write benchmark's is what a worker pays for the events it skips.
-// BM_Folded* run the folded formatter over CPU samples (with regions).
+// BM_Folded* run the folded formatter over CPU samples (with regions); BM_Perfetto* the
+// Perfetto formatter over the mix (from the second iteration on, its processes are known).
+//
+// BM_Stateful/<format>_{write,skip}: OTLP and Perfetto over the mix with a new formatter in
+// each iteration (every process new to it), writing or skipping every event, then Finish
+// (a formatter kept across iterations is no use for OTLP: it ignores the events of a
+// process whose line it has written).
+// BM_Trace/...: over a synthetic trace read from memory (2 interleaved threads of "region_enter,
+// data_int, data, data_int, region_leave", as `make_bench_trace --threads=2` writes), with
+// BM_Trace/read_only the reader alone and BM_Trace/track_model the reader and the track
+// model every stateful formatter keeps: a format's Skip/Write ratio is
+// (skip - read_only) / (write - read_only). With TRACEWIRE_BENCH_TRACE=<file>, BM_Trace
+// reads that trace instead (read into memory once).
 //   bazel run -c opt //tests/bench:targets_bench
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
+#include "format/constants.h"
+#include "format/file_header.h"
+#include "reader/byte_source.h"
 #include "reader/event.h"
+#include "reader/reader.h"
 #include "reader/targets/formatter.h"
+#include "reader/track_model.h"
+#include "tests/bench/synthetic_trace.h"
 
 namespace {
 
@@ -322,6 +343,116 @@ void BM_Folded(benchmark::State& state) { Run(state, "folded", FoldedRegions(), 
 void BM_FoldedSkip(benchmark::State& state) {
   Run(state, "folded", FoldedRegions(), TheSampleMix(), /*skip=*/true);
 }
+void BM_Perfetto(benchmark::State& state) { Run(state, "perfetto", Options(false)); }
+void BM_PerfettoSkip(benchmark::State& state) {
+  Run(state, "perfetto", Options(false), TheMix(), /*skip=*/true);
+}
+
+// Writes (or with `skip`, skips) every event of the mix with a new `name` formatter, then
+// calls Finish.
+void BM_Stateful(benchmark::State& state, const char* name, bool skip) {
+  const Mix& mix = TheMix();
+  std::string out;
+  size_t bytes = 0;
+  for (auto _ : state) {
+    auto formatter = tracewire::targets::MakeFormatter(name, Options(false));
+    if (!formatter.ok()) {
+      state.SkipWithError("MakeFormatter failed");
+      return;
+    }
+    out.clear();
+    for (const Event& e : mix.events) {
+      if (skip) {
+        (*formatter)->Skip(e);
+      } else {
+        (*formatter)->Write(e, &out);
+      }
+    }
+    (*formatter)->Finish(&out);
+    bytes += out.size();
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * mix.events.size()));
+}
+
+// The synthetic trace: 2 threads interleaved at every event, 2 generations of 150000; or
+// the file TRACEWIRE_BENCH_TRACE names.
+const std::string& SyntheticTraceBytes() {
+  static const std::string* bytes = []() -> const std::string* {
+    if (const char* path = std::getenv("TRACEWIRE_BENCH_TRACE"); path != nullptr) {
+      std::ifstream in(path, std::ios::binary);
+      std::ostringstream contents;
+      contents << in.rdbuf();
+      return new std::string(contents.str());
+    }
+    const tracewire::bench::SyntheticTrace synth(/*threads=*/2,
+                                                 /*events_per_generation=*/150'000,
+                                                 /*bursty=*/false);
+    auto* trace =
+        new std::string(tracewire::format::EncodeFileHeader(tracewire::format::kFormatVersion));
+    for (uint64_t gen = 1; gen <= 2; ++gen) synth.AppendGeneration(gen, trace);
+    return trace;
+  }();
+  return *bytes;
+}
+
+// What BM_Trace does with each event it reads.
+enum class TraceWork { kReadOnly, kTrackModel, kWrite, kSkip };
+
+// Reads the synthetic trace and, per `work`, does nothing more, feeds the events to a
+// track model (reader/track_model.h, the state under every stateful formatter) that reports
+// to no listener, or writes or skips them with a new `name` formatter (then calls Finish).
+void BM_Trace(benchmark::State& state, const char* name, TraceWork work) {
+  const std::string& trace = SyntheticTraceBytes();
+  std::string out;
+  size_t bytes = 0;
+  uint64_t events = 0;
+  for (auto _ : state) {
+    std::unique_ptr<tracewire::targets::Formatter> formatter;
+    if (name != nullptr) {
+      auto made = tracewire::targets::MakeFormatter(name, Options(false));
+      if (!made.ok()) {
+        state.SkipWithError("MakeFormatter failed");
+        return;
+      }
+      formatter = std::move(*made);
+    }
+    tracewire::reader::TrackModel model;
+    tracewire::reader::TrackListener no_listener;
+    tracewire::reader::Reader reader(tracewire::reader::MemorySource(trace, "bench"),
+                                     tracewire::reader::ReaderOptions());
+    out.clear();
+    while (true) {
+      absl::StatusOr<const Event*> event = reader.Next();
+      if (!event.ok()) {
+        state.SkipWithError("the trace does not read");
+        return;
+      }
+      if (*event == nullptr) break;
+      ++events;
+      switch (work) {
+        case TraceWork::kReadOnly:
+          benchmark::DoNotOptimize(*event);
+          break;
+        case TraceWork::kTrackModel:
+          model.Add(**event, no_listener);
+          break;
+        case TraceWork::kWrite:
+          formatter->Write(**event, &out);
+          break;
+        case TraceWork::kSkip:
+          formatter->Skip(**event);
+          break;
+      }
+    }
+    if (formatter != nullptr) formatter->Finish(&out);
+    bytes += out.size();
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+  state.SetItemsProcessed(static_cast<int64_t>(events));
+}
 
 BENCHMARK(BM_Event);
 BENCHMARK(BM_EventBrief);
@@ -334,6 +465,22 @@ BENCHMARK(BM_Chrome);
 BENCHMARK(BM_ChromeSkip);
 BENCHMARK(BM_Folded);
 BENCHMARK(BM_FoldedSkip);
+BENCHMARK(BM_Perfetto);
+BENCHMARK(BM_PerfettoSkip);
+BENCHMARK_CAPTURE(BM_Stateful, otlp_write, "otlp", false);
+BENCHMARK_CAPTURE(BM_Stateful, otlp_skip, "otlp", true);
+BENCHMARK_CAPTURE(BM_Stateful, perfetto_write, "perfetto", false);
+BENCHMARK_CAPTURE(BM_Stateful, perfetto_skip, "perfetto", true);
+BENCHMARK_CAPTURE(BM_Trace, read_only, nullptr, TraceWork::kReadOnly)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Trace, track_model, nullptr, TraceWork::kTrackModel)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Trace, otlp_write, "otlp", TraceWork::kWrite)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Trace, otlp_skip, "otlp", TraceWork::kSkip)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Trace, perfetto_write, "perfetto", TraceWork::kWrite)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Trace, perfetto_skip, "perfetto", TraceWork::kSkip)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -4,8 +4,9 @@
 // alone. `tracewire decode --jobs=N` relies on it. Every format, on every committed input
 // of the reader's fuzz target (real traces: a git process tree, imported git traces, task
 // and gauge workloads, CPU profiles; and hundreds of damaged ones, read strictly and with
-// salvage), on a CPU-profiled run of a workload, and on the benchmarks' multi-thread,
-// multi-generation trace. The real traces
+// salvage), on a CPU-profiled run of a workload, on the benchmarks' multi-thread,
+// multi-generation trace, and on built events long enough for the OTLP formatter's early
+// lines (of closed spans and gauge samples). The real traces
 // also run through a coarse clock (times floored to the millisecond): most events then
 // share their time, and the formats that keep times strictly increasing per track (Chrome,
 // Perfetto) must move each one the same way whether it was written or skipped.
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -45,18 +47,39 @@ std::unique_ptr<Formatter> Make(const std::string& format) {
 // How the formatters see the events' times.
 enum class Clock { kExact, kMilliseconds };
 
-// What `worker` of `workers` writes of `trace` in stripes of `stripe` events: its stripes'
+// A stream of events: each call returns the next one, null at the end, or an error.
+using NextEvent = std::function<absl::StatusOr<const reader::Event*>()>;
+// Makes a new stream of the input's events (from its start).
+using EventStream = std::function<NextEvent()>;
+
+EventStream TraceEvents(const std::string& trace, bool salvage) {
+  return [&trace, salvage]() -> NextEvent {
+    reader::ReaderOptions options;
+    options.salvage = salvage;
+    auto reader = std::make_shared<reader::Reader>(reader::MemorySource(trace, "t"), options);
+    return [reader] { return reader->Next(); };
+  };
+}
+
+EventStream BuiltEvents(const std::vector<reader::Event>& events) {
+  return [&events]() -> NextEvent {
+    auto next = std::make_shared<size_t>(0);
+    return [&events, next]() -> absl::StatusOr<const reader::Event*> {
+      return *next < events.size() ? &events[(*next)++] : nullptr;
+    };
+  };
+}
+
+// What `worker` of `workers` writes of `stream` in stripes of `stripe` events: its stripes'
 // output, in order, each preceded by its number; and Finish's output after the last event if
 // its stripe is the worker's. With workers = 1, the serial output. Stops at an error as
 // `tracewire decode` does (no Finish). With Clock::kMilliseconds the formatter gets each
 // event with its time floored to the millisecond.
 std::vector<std::pair<uint64_t, std::string>> Stripes(const std::string& format,
-                                                      const std::string& trace, bool salvage,
-                                                      uint64_t stripe, uint64_t workers,
-                                                      uint64_t worker, Clock clock) {
-  reader::ReaderOptions options;
-  options.salvage = salvage;
-  reader::Reader reader(reader::MemorySource(trace, "t"), options);
+                                                      const EventStream& stream, uint64_t stripe,
+                                                      uint64_t workers, uint64_t worker,
+                                                      Clock clock) {
+  const NextEvent next = stream();
   std::unique_ptr<Formatter> formatter = Make(format);
   std::vector<std::pair<uint64_t, std::string>> out;
   uint64_t index = 0;
@@ -67,7 +90,7 @@ std::vector<std::pair<uint64_t, std::string>> Stripes(const std::string& format,
     return &out.back().second;
   };
   while (true) {
-    absl::StatusOr<const reader::Event*> event = reader.Next();
+    absl::StatusOr<const reader::Event*> event = next();
     if (!event.ok()) {
       ok = false;
       break;
@@ -92,11 +115,11 @@ std::vector<std::pair<uint64_t, std::string>> Stripes(const std::string& format,
   return out;
 }
 
-std::string Concatenated(const std::string& format, const std::string& trace, bool salvage,
-                         uint64_t stripe, uint64_t workers, Clock clock) {
+std::string Concatenated(const std::string& format, const EventStream& stream, uint64_t stripe,
+                         uint64_t workers, Clock clock) {
   std::vector<std::vector<std::pair<uint64_t, std::string>>> parts;
   for (uint64_t w = 0; w < workers; ++w) {
-    parts.push_back(Stripes(format, trace, salvage, stripe, workers, w, clock));
+    parts.push_back(Stripes(format, stream, stripe, workers, w, clock));
   }
   std::string all;
   std::vector<size_t> next(workers, 0);
@@ -114,23 +137,29 @@ std::string Concatenated(const std::string& format, const std::string& trace, bo
   return all;
 }
 
+void ExpectStreamStripesMatch(const std::string& name, const std::string& format,
+                              const EventStream& stream, const std::vector<uint64_t>& stripes,
+                              Clock clock = Clock::kExact) {
+  const std::string serial = Concatenated(format, stream, ~uint64_t{0} / 2, 1, clock);
+  for (const uint64_t stripe : stripes) {
+    for (const uint64_t workers : {2, 3}) {
+      const std::string striped = Concatenated(format, stream, stripe, workers, clock);
+      ASSERT_EQ(striped.size(), serial.size())
+          << name << " " << format << ", stripes of " << stripe << " on " << workers << " workers";
+      ASSERT_TRUE(striped == serial)
+          << name << " " << format << ", stripes of " << stripe << " on " << workers << " workers";
+    }
+  }
+}
+
 void ExpectStripesMatch(const std::string& name, const std::string& trace,
                         const std::vector<uint64_t>& stripes, Clock clock = Clock::kExact) {
-  const char* clock_name = clock == Clock::kExact ? "" : " (millisecond clock)";
+  const std::string clock_name = clock == Clock::kExact ? "" : " (millisecond clock)";
   for (const char* format : kFormats) {
     for (const bool salvage : {false, true}) {
-      const std::string serial = Concatenated(format, trace, salvage, ~uint64_t{0} / 2, 1, clock);
-      for (const uint64_t stripe : stripes) {
-        for (const uint64_t workers : {2, 3}) {
-          const std::string striped = Concatenated(format, trace, salvage, stripe, workers, clock);
-          ASSERT_EQ(striped.size(), serial.size())
-              << name << clock_name << " " << format << (salvage ? " --salvage" : "")
-              << ", stripes of " << stripe << " on " << workers << " workers";
-          ASSERT_TRUE(striped == serial)
-              << name << clock_name << " " << format << (salvage ? " --salvage" : "")
-              << ", stripes of " << stripe << " on " << workers << " workers";
-        }
-      }
+      ExpectStreamStripesMatch(name + clock_name + (salvage ? " --salvage" : ""), format,
+                               TraceEvents(trace, salvage), stripes, clock);
+      if (::testing::Test::HasFatalFailure()) return;
     }
   }
 }
@@ -188,7 +217,7 @@ TEST(FormatterSkipTest, CpuProfiledWorkload) {
   const std::string trace = ReadFile(path);
   // Samples of both threads, each under its region: several folded stacks.
   const std::string folded =
-      Concatenated("folded", trace, false, ~uint64_t{0} / 2, 1, Clock::kExact);
+      Concatenated("folded", TraceEvents(trace, false), ~uint64_t{0} / 2, 1, Clock::kExact);
   EXPECT_GE(std::count(folded.begin(), folded.end(), '\n'), 2) << folded;
   ExpectStripesMatch(path, trace, {1, 7});
 }
@@ -200,6 +229,79 @@ TEST(FormatterSkipTest, MultiThreadMultiGenerationTrace) {
   synth.WriteFile(path, /*min_events=*/24000, /*min_bytes=*/0);
   const std::string trace = ReadFile(path);
   ExpectStripesMatch("synthetic", trace, {1000, 4096});
+}
+
+// Two processes, each with a worker thread, writing regions (with data inside), gauge
+// samples, errors, timers, counters and tasks, interleaved: more than 10000 closed
+// regions and gauge samples per process, so that the OTLP formatter writes lines of a
+// process before it ends (and on Finish, for the one still open).
+TEST(FormatterSkipTest, LongProcessesWithEarlyLines) {
+  constexpr int kRounds = 22000;
+  const absl::Time start = absl::FromUnixSeconds(1795312805);
+  const absl::string_view sids[] = {"20261122T020005.811933Z-H0a7c9cdf-P00001c73",
+                                    "20261122T020005.811933Z-H0a7c9cdf-P00001c80"};
+  const absl::string_view threads[] = {"main", "th01:worker"};
+  std::vector<reader::Event> events;
+  int64_t tick = 0;
+  auto add = [&](int process, int thread, reader::EventKind kind) -> reader::Event& {
+    reader::Event& e = events.emplace_back();
+    e.kind = kind;
+    e.sid = sids[process];
+    e.thread_id = thread;
+    e.thread_name = threads[thread];
+    e.time = start + absl::Microseconds(++tick);
+    e.category = "bench";
+    return e;
+  };
+  for (int p = 0; p < 2; ++p) {
+    add(p, 0, reader::EventKind::kVersion).exe = "2.55.0";
+    add(p, 0, reader::EventKind::kStart).argv = {"git", "status"};
+    add(p, 0, reader::EventKind::kCmdName).cmd_name = "status";
+    add(p, 1, reader::EventKind::kThreadStart);
+  }
+  for (int i = 0; i < kRounds; ++i) {
+    const int p = i % 2;
+    const int t = (i / 2) % 2;
+    const absl::string_view label = i % 3 == 0 ? "scan" : "refresh";
+    reader::Event& enter = add(p, t, reader::EventKind::kRegionEnter);
+    enter.label = label;
+    enter.repo = 1;
+    if (i % 5 == 0) enter.msg = "a message";
+    reader::Event& data = add(p, t, reader::EventKind::kData);
+    data.nesting = 2;
+    data.label = i % 4 == 0 ? "count" : "size";
+    data.value_string = i % 4 == 0 ? "17" : "big";
+    reader::Event& gauge = add(p, t, reader::EventKind::kGauge);
+    gauge.nesting = 2;  // inside the region
+    gauge.label = i % 7 == 0 ? "queue" : "memory";
+    gauge.unit = "bytes";
+    gauge.value_int = i;
+    // A gauge sample of the other process too, so that each holds more than 10000.
+    add(1 - p, 0, reader::EventKind::kGauge).label = "memory";
+    add(p, t, reader::EventKind::kRegionLeave).label = label;
+    if (i % 97 == 0) {
+      reader::Event& error = add(p, t, reader::EventKind::kError);
+      error.msg = "failed";
+      error.fmt = "failed";
+    }
+    if (i % 501 == 0) {
+      reader::Event& timer = add(p, t, reader::EventKind::kThTimer);
+      timer.label = "lstat";
+      timer.intervals = i;
+      timer.t_total = 0.5;
+      add(p, 0, reader::EventKind::kCounter).count = i;
+    }
+    if (i % 300 == 0) add(p, t, reader::EventKind::kTaskBegin).task_id = 1 + i;
+    if (i % 300 == 150) add(p, t, reader::EventKind::kTaskEnd).task_id = 1 + i - 150;
+  }
+  // The first process ends; the second is still open at the end of the input.
+  add(0, 1, reader::EventKind::kThreadExit);
+  add(0, 0, reader::EventKind::kExit);
+  add(0, 0, reader::EventKind::kAtexit);
+  for (const char* format : kFormats) {
+    ExpectStreamStripesMatch("built events", format, BuiltEvents(events), {1, 700, 5000});
+    if (HasFatalFailure()) return;
+  }
 }
 
 }  // namespace

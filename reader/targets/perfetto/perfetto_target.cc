@@ -230,10 +230,13 @@ std::optional<std::string> CopyOptional(const std::optional<absl::string_view>& 
 
 class PerfettoFormatter : public Formatter, public reader::TrackListener {
  public:
-  void Write(const Event& e, std::string* out) override;
+  void Write(const Event& e, std::string* out) override { Add(e, out); }
+  void Skip(const Event& e) override { Add(e, /*out=*/nullptr); }
+  bool skips_cheaply() const override { return true; }
   void Finish(std::string* out) override;
 
-  // The track model's callbacks (reader/track_model.h); they write to out_.
+  // The track model's callbacks (reader/track_model.h); they write to out_ (or, when
+  // skipping, only update the state).
   void OnProcessBegin(const reader::ProcessTrack& process, const Event& first);
   void OnSliceBegin(const reader::Slice& slice, const Event& e);
   void OnSliceEnd(const reader::Slice& slice, const reader::SliceEnding& end);
@@ -248,6 +251,16 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
     return ns;
   }
 
+  // Appends the packets of `e` to *out; with a null `out` (Skip), makes the same state
+  // updates and builds no packet. The code above the helpers below is the same either way:
+  // the helpers that build packets (StartSequence, StartEvent, StartDescriptor, the
+  // interning and annotation helpers) update the state they own (a sequence's clock,
+  // "started" flag and interned iids) in both cases and build nothing when skipping, so
+  // that a string interned or a track described in a skipped event is not written again.
+  void Add(const Event& e, std::string* out);
+  // False while skipping.
+  bool writing() const { return out_ != nullptr; }
+
   // Starts a track event packet in encoder_ on `thread`'s sequence (writing the
   // sequence's first packet first if needed), of `type` on `track_uuid` (0: the thread's),
   // timed `ns` on the sequence's incremental clock (which must not go back).
@@ -256,9 +269,12 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   void StartAbsoluteEvent(Thread& thread, int64_t ns, pb::TrackEvent::Type type,
                           uint64_t track_uuid);
   // Appends the event packet to out_.
-  void EndEvent() { encoder_.End(out_); }
-  // Starts packet_ (a descriptor) on `thread`'s sequence at REALTIME `ns`.
-  void StartDescriptor(Thread& thread, int64_t ns);
+  void EndEvent() {
+    if (writing()) encoder_.End(out_);
+  }
+  // Starts packet_ (a descriptor) on `thread`'s sequence at REALTIME `ns` and returns true;
+  // when skipping, only starts the sequence and returns false (build no packet then).
+  [[nodiscard]] bool StartDescriptor(Thread& thread, int64_t ns);
   // Writes the sequence's first packet: it clears the incremental state and sets the
   // defaults and the clocks.
   void StartSequence(Thread& thread, int64_t ns);
@@ -266,7 +282,7 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   void EmitPacket();
 
   // The iid of `text` in `table` of the current sequence; a new one is added to the
-  // packet's interned data through `add`.
+  // packet's interned data through `add` (unless skipping).
   template <typename AddEntry>
   uint64_t Intern(InternTable& table, absl::string_view text, AddEntry add);
   uint64_t NameIid(absl::string_view name);
@@ -275,8 +291,20 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   void StrArg(Arg name, absl::string_view value);
   void IntArg(Arg name, int64_t value);
   void UintArg(Arg name, uint64_t value);
+  void BoolArg(Arg name, bool value);
+  void JsonArg(Arg name, absl::string_view json);
   template <typename List>
   void ListArg(Arg name, const List& list);
+  // TrackEvent fields of the packet being built (nothing when skipping).
+  void CounterValue(int64_t value) {
+    if (writing()) encoder_.CounterValue(value);
+  }
+  void FlowId(uint64_t id) {
+    if (writing()) encoder_.FlowId(id);
+  }
+  void TerminatingFlowId(uint64_t id) {
+    if (writing()) encoder_.TerminatingFlowId(id);
+  }
   void SetNameAndCategory(absl::string_view name, absl::string_view category);
 
   void DescribeProcess(Process& p, Thread& on);
@@ -314,9 +342,7 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   }
 
   // Nanoseconds of `t` since the Unix epoch, clamped to [0, kMaxNs].
-  static int64_t Ns(absl::Time t) {
-    return std::clamp(absl::ToInt64Nanoseconds(t - absl::UnixEpoch()), int64_t{0}, kMaxNs);
-  }
+  static int64_t Ns(absl::Time t) { return std::clamp(absl::ToUnixNanos(t), int64_t{0}, kMaxNs); }
 
   reader::TrackModel model_;
   std::string* out_ = nullptr;
@@ -347,6 +373,7 @@ void PerfettoFormatter::StartSequence(Thread& thread, int64_t ns) {
   Sequence& seq = thread.sequence;
   seq.started = true;
   seq.clock_ns = ns;
+  if (!writing()) return;
   packet_.Clear();
   packet_.set_trusted_packet_sequence_id(seq.id);
   packet_.set_sequence_flags(kStateCleared);
@@ -374,8 +401,10 @@ void PerfettoFormatter::StartEvent(Thread& thread, int64_t ns, pb::TrackEvent::T
   Sequence& seq = thread.sequence;
   if (!seq.started) StartSequence(thread, ns);
   sequence_ = &seq;
-  encoder_.Begin(seq.id, kNeedsState, static_cast<uint64_t>(ns - seq.clock_ns), 0);
+  const int64_t delta = ns - seq.clock_ns;
   seq.clock_ns = ns;
+  if (!writing()) return;
+  encoder_.Begin(seq.id, kNeedsState, static_cast<uint64_t>(delta), 0);
   encoder_.Type(type);
   if (track_uuid != 0) encoder_.TrackUuid(track_uuid);
 }
@@ -385,19 +414,22 @@ void PerfettoFormatter::StartAbsoluteEvent(Thread& thread, int64_t ns, pb::Track
   Sequence& seq = thread.sequence;
   if (!seq.started) StartSequence(thread, ns);
   sequence_ = &seq;
+  if (!writing()) return;
   encoder_.Begin(seq.id, kNeedsState, static_cast<uint64_t>(ns), kPerfettoClockRealtime);
   encoder_.Type(type);
   encoder_.TrackUuid(track_uuid);
 }
 
-void PerfettoFormatter::StartDescriptor(Thread& thread, int64_t ns) {
+bool PerfettoFormatter::StartDescriptor(Thread& thread, int64_t ns) {
   Sequence& seq = thread.sequence;
   if (!seq.started) StartSequence(thread, ns);
+  if (!writing()) return false;
   packet_.Clear();
   packet_.set_trusted_packet_sequence_id(seq.id);
   packet_.set_sequence_flags(kNeedsState);
   packet_.set_timestamp(static_cast<uint64_t>(ns));
   packet_.set_timestamp_clock_id(kPerfettoClockRealtime);
+  return true;
 }
 
 void PerfettoFormatter::EmitPacket() {
@@ -422,7 +454,7 @@ uint64_t PerfettoFormatter::Intern(InternTable& table, absl::string_view text, A
   } else {
     iid = table.ids.size() + 1;
     table.ids.emplace(std::string(text), iid);
-    add(iid, ValidUtf8(text, &scratch_));
+    if (writing()) add(iid, ValidUtf8(text, &scratch_));
   }
   recent.text.assign(text.data(), text.size());
   recent.iid = iid;
@@ -430,45 +462,64 @@ uint64_t PerfettoFormatter::Intern(InternTable& table, absl::string_view text, A
 }
 
 void PerfettoFormatter::SetNameAndCategory(absl::string_view name, absl::string_view category) {
-  encoder_.NameIid(Intern(sequence_->names, name, [this](uint64_t iid, absl::string_view text) {
-    encoder_.InternName(iid, text);
-  }));
+  const uint64_t name_iid =
+      Intern(sequence_->names, name,
+             [this](uint64_t iid, absl::string_view text) { encoder_.InternName(iid, text); });
+  if (writing()) encoder_.NameIid(name_iid);
   if (category.empty()) return;
-  encoder_.CategoryIid(
+  const uint64_t category_iid =
       Intern(sequence_->categories, category,
-             [this](uint64_t iid, absl::string_view text) { encoder_.InternCategory(iid, text); }));
+             [this](uint64_t iid, absl::string_view text) { encoder_.InternCategory(iid, text); });
+  if (writing()) encoder_.CategoryIid(category_iid);
 }
 
 uint64_t PerfettoFormatter::AnnotationIid(Arg arg) {
   uint64_t& iid = sequence_->arg_iids[static_cast<size_t>(arg)];
   if (ABSL_PREDICT_FALSE(iid == 0)) {
     iid = ++sequence_->annotation_names;
-    encoder_.InternAnnotationName(iid, kArgNames[static_cast<size_t>(arg)]);
+    if (writing()) encoder_.InternAnnotationName(iid, kArgNames[static_cast<size_t>(arg)]);
   }
   return iid;
 }
 
+// The annotation helpers intern the annotation's name even when skipping.
 void PerfettoFormatter::StrArg(Arg name, absl::string_view value) {
-  encoder_.StringArg(AnnotationIid(name), ValidUtf8(value, &scratch_));
+  const uint64_t iid = AnnotationIid(name);
+  if (writing()) encoder_.StringArg(iid, ValidUtf8(value, &scratch_));
 }
 
 void PerfettoFormatter::IntArg(Arg name, int64_t value) {
-  encoder_.IntArg(AnnotationIid(name), value);
+  const uint64_t iid = AnnotationIid(name);
+  if (writing()) encoder_.IntArg(iid, value);
 }
 
 void PerfettoFormatter::UintArg(Arg name, uint64_t value) {
-  encoder_.UintArg(AnnotationIid(name), value);
+  const uint64_t iid = AnnotationIid(name);
+  if (writing()) encoder_.UintArg(iid, value);
+}
+
+void PerfettoFormatter::BoolArg(Arg name, bool value) {
+  const uint64_t iid = AnnotationIid(name);
+  if (writing()) encoder_.BoolArg(iid, value);
+}
+
+void PerfettoFormatter::JsonArg(Arg name, absl::string_view json) {
+  const uint64_t iid = AnnotationIid(name);
+  if (writing()) encoder_.JsonArg(iid, json);
 }
 
 template <typename List>
 void PerfettoFormatter::ListArg(Arg name, const List& list) {
-  encoder_.BeginArray(AnnotationIid(name));
+  const uint64_t iid = AnnotationIid(name);
+  if (!writing()) return;
+  encoder_.BeginArray(iid);
   for (const auto& item : list) encoder_.ArrayItem(ValidUtf8(item, &scratch_));
   encoder_.EndArray();
 }
 
 void PerfettoFormatter::DescribeProcess(Process& p, Thread& on) {
-  StartDescriptor(on, std::max<int64_t>(now_ns_, 0));
+  p.described = true;
+  if (!StartDescriptor(on, std::max<int64_t>(now_ns_, 0))) return;
   pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
   d->set_uuid(p.uuid);
   pb::ProcessDescriptor* process = d->mutable_process();
@@ -476,7 +527,6 @@ void PerfettoFormatter::DescribeProcess(Process& p, Thread& on) {
   process->set_process_name(p.shown_name);
   for (const std::string& arg : p.argv) process->add_cmdline(arg);
   EmitPacket();
-  p.described = true;
 }
 
 void PerfettoFormatter::NameProcess(Process& p, Thread& on) {
@@ -489,7 +539,7 @@ void PerfettoFormatter::NameProcess(Process& p, Thread& on) {
 }
 
 void PerfettoFormatter::DescribeThread(Thread& t, const Process& p, int64_t ns) {
-  StartDescriptor(t, ns);
+  if (!StartDescriptor(t, ns)) return;
   pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
   d->set_uuid(t.track.uuid);
   d->set_parent_uuid(p.uuid);
@@ -505,7 +555,7 @@ Track& PerfettoFormatter::LaneTrack(Process& p, uint32_t lane, Thread& on, int64
   const size_t index = p.lanes.size();  // lanes are taken lowest free first
   Track& track = p.lanes.emplace_back();
   track.uuid = next_uuid_++;
-  StartDescriptor(on, ns);
+  if (!StartDescriptor(on, ns)) return track;
   pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
   d->set_uuid(track.uuid);
   d->set_parent_uuid(p.uuid);
@@ -521,7 +571,7 @@ uint64_t PerfettoFormatter::CounterTrack(Process& p, Thread& on, const std::stri
   if (it != counter_tracks_.end()) return it->second;
   const uint64_t uuid = next_uuid_++;
   counter_tracks_.emplace(key, uuid);
-  StartDescriptor(on, ns);
+  if (!StartDescriptor(on, ns)) return uuid;
   pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
   d->set_uuid(uuid);
   d->set_parent_uuid(p.uuid);
@@ -536,7 +586,7 @@ Track& PerfettoFormatter::TaskLaneTrack(Process& p, uint32_t lane, Thread& on, i
     const size_t index = p.task_lanes.size();
     Track& track = p.task_lanes.emplace_back();
     track.uuid = next_uuid_++;
-    StartDescriptor(on, ns);
+    if (!StartDescriptor(on, ns)) continue;
     pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
     d->set_uuid(track.uuid);
     d->set_parent_uuid(p.uuid);
@@ -549,7 +599,7 @@ Track& PerfettoFormatter::TaskLaneTrack(Process& p, uint32_t lane, Thread& on, i
 uint64_t PerfettoFormatter::SegmentTrack(Thread& t, const Process& p, int64_t ns) {
   if (t.segment_track != 0) return t.segment_track;
   t.segment_track = next_uuid_++;
-  StartDescriptor(t, ns);
+  if (!StartDescriptor(t, ns)) return t.segment_track;
   pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
   d->set_uuid(t.segment_track);
   d->set_parent_uuid(t.track.uuid);  // shown with the thread
@@ -564,6 +614,7 @@ uint64_t PerfettoFormatter::GaugeTrack(Process& p, Thread& on, uint32_t gauge, i
   const reader::GaugeTrack& g = model_.gauges()[gauge];
   const uint64_t uuid = next_uuid_++;
   gauge_tracks_[gauge] = uuid;
+  if (!StartDescriptor(on, ns)) return uuid;
   // The name as the Chrome export's series: "category/name (unit)"; CounterDescriptor's
   // unit enum where the unit is one it has.
   std::string name = absl::StrCat(g.category, "/", g.name);
@@ -576,7 +627,6 @@ uint64_t PerfettoFormatter::GaugeTrack(Process& p, Thread& on, uint32_t gauge, i
   } else if (g.unit.empty() || g.unit == "count") {
     unit = pb::CounterDescriptor::UNIT_COUNT;
   }
-  StartDescriptor(on, ns);
   pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
   d->set_uuid(uuid);
   d->set_parent_uuid(p.uuid);
@@ -593,7 +643,7 @@ void PerfettoFormatter::GaugeSample(const Event& e, Process& p, Thread& t, int64
   const int64_t ts = Tick(t.track, ns);
   const uint64_t uuid = GaugeTrack(p, t, gauge, ts);
   StartEvent(t, ts, pb::TrackEvent::TYPE_COUNTER, uuid);
-  encoder_.CounterValue(e.value_int);
+  CounterValue(e.value_int);
   EndEvent();
 }
 
@@ -722,8 +772,8 @@ void PerfettoFormatter::WriteSegment(const HeldSegment& segment, absl::string_vi
   StartAbsoluteEvent(t, segment.begin_ns, pb::TrackEvent::TYPE_SLICE_BEGIN, track);
   SetNameAndCategory(name, category);
   UintArg(Arg::kTask, task);
-  if (role == FlowRole::kStep) encoder_.FlowId(flow);
-  if (role == FlowRole::kEnd) encoder_.TerminatingFlowId(flow);
+  if (role == FlowRole::kStep) FlowId(flow);
+  if (role == FlowRole::kEnd) TerminatingFlowId(flow);
   EndEvent();
   StartAbsoluteEvent(t, segment.end_ns, pb::TrackEvent::TYPE_SLICE_END, track);
   EndEvent();
@@ -733,16 +783,17 @@ void PerfettoFormatter::OnSample(const Event& e, const reader::SampleContext& at
   if (at.thread >= threads_.size() || threads_[at.thread].sequence.id == 0) return;
   Thread& t = threads_[at.thread];
   const Process& p = processes_[t.process];
-  StartDescriptor(t, now_ns_);
+  // The interning tables are updated when skipping too; `interned` is null then.
+  const bool write = StartDescriptor(t, now_ns_);
   Sequence& seq = t.sequence;
-  pb::InternedData* interned = packet_.mutable_interned_data();
+  pb::InternedData* interned = write ? packet_.mutable_interned_data() : nullptr;
   std::string frames_key;
   // Outermost frame first (Perfetto's "bottom frame first").
   for (auto frame = e.stack.rbegin(); frame != e.stack.rend(); ++frame) {
     std::string function = frame->func.empty() ? absl::StrCat("0x", absl::Hex(frame->pc))
                                                : std::string(ValidUtf8(frame->func, &scratch_));
     auto [fn, new_function] = seq.functions.try_emplace(function, seq.functions.size() + 1);
-    if (new_function) {
+    if (new_function && write) {
       pb::InternedString* entry = interned->add_function_names();
       entry->set_iid(fn->second);
       entry->set_str(function);
@@ -753,11 +804,12 @@ void PerfettoFormatter::OnSample(const Event& e, const reader::SampleContext& at
       const std::string module(ValidUtf8(frame->module, &scratch_));
       auto [m, new_mapping] = seq.mappings.try_emplace(module, seq.mappings.size() + 1);
       if (new_mapping) {
-        pb::Mapping* entry = interned->add_mappings();
-        entry->set_iid(m->second);
+        pb::Mapping* entry = write ? interned->add_mappings() : nullptr;
+        if (write) entry->set_iid(m->second);
         for (absl::string_view part : absl::StrSplit(module, '/', absl::SkipEmpty())) {
           auto [c, new_part] =
               seq.mapping_paths.try_emplace(std::string(part), seq.mapping_paths.size() + 1);
+          if (!write) continue;
           if (new_part) {
             pb::InternedString* path = interned->add_mapping_paths();
             path->set_iid(c->second);
@@ -771,7 +823,7 @@ void PerfettoFormatter::OnSample(const Event& e, const reader::SampleContext& at
     const uint64_t rel_pc = mapping == 0 ? frame->pc : frame->module_offset;
     auto [fr, new_frame] = seq.frames.try_emplace(
         absl::StrCat(fn->second, ":", mapping, ":", rel_pc), seq.frames.size() + 1);
-    if (new_frame) {
+    if (new_frame && write) {
       pb::Frame* entry = interned->add_frames();
       entry->set_iid(fr->second);
       entry->set_function_name_id(fn->second);
@@ -783,6 +835,7 @@ void PerfettoFormatter::OnSample(const Event& e, const reader::SampleContext& at
     absl::StrAppend(&frames_key, fr->second, ",");
   }
   auto [cs, new_callstack] = seq.callstacks.try_emplace(frames_key, seq.callstacks.size() + 1);
+  if (!write) return;
   if (new_callstack) {
     pb::Callstack* entry = interned->add_callstacks();
     entry->set_iid(cs->second);
@@ -912,7 +965,7 @@ void PerfettoFormatter::EndChild(Process& p, const reader::Slice& slice, int64_t
   StrArg(Arg::kClass, child.child_class);
   if (child.hook.has_value()) StrArg(Arg::kHook, *child.hook);
   if (child.cd.has_value()) StrArg(Arg::kCd, *child.cd);
-  encoder_.BoolArg(AnnotationIid(Arg::kUseShell), child.use_shell);
+  BoolArg(Arg::kUseShell, child.use_shell);
   ListArg(Arg::kArgv, child.argv);
   if (e != nullptr) {
     IntArg(Arg::kPid, e->pid);
@@ -926,7 +979,7 @@ void PerfettoFormatter::EndChild(Process& p, const reader::Slice& slice, int64_t
   // before the child's exit unless the clocks disagree) and not yet joined.
   Flow* flow = slice.link == reader::kNoIndex ? nullptr : &FlowFor(slice.link);
   const bool joins = flow != nullptr && !flow->finished && flow->child_start.has_value();
-  if (joins) encoder_.FlowId(slice.link);
+  if (joins) FlowId(slice.link);
   EndEvent();
   StartAbsoluteEvent(on, end, pb::TrackEvent::TYPE_SLICE_END, lane.uuid);
   EndEvent();
@@ -946,7 +999,7 @@ void PerfettoFormatter::WriteFlowEnd(uint32_t link, uint32_t thread, int64_t ns)
   StartAbsoluteEvent(threads_[thread], ns, pb::TrackEvent::TYPE_INSTANT,
                      threads_[thread].track.uuid);
   SetNameAndCategory("spawned", "process");
-  encoder_.TerminatingFlowId(link);
+  TerminatingFlowId(link);
   EndEvent();
 }
 
@@ -960,7 +1013,7 @@ void PerfettoFormatter::Counter(const Event& e, Process& p, Thread& t, int64_t n
                          int64_t v) {
     const uint64_t uuid = CounterTrack(p, t, track_name, unit, ts);
     StartEvent(t, ts, pb::TrackEvent::TYPE_COUNTER, uuid);
-    encoder_.CounterValue(v);
+    CounterValue(v);
     EndEvent();
   };
   if (e.kind == EventKind::kTimer || e.kind == EventKind::kThTimer) {
@@ -981,13 +1034,13 @@ void PerfettoFormatter::Counter(const Event& e, Process& p, Thread& t, int64_t n
 }
 
 void PerfettoFormatter::Instant(const Event& e, Process& p, Thread& t, int64_t ns) {
-  absl::string_view name = reader::EventKindName(e.kind);
+  absl::string_view name;  // the kind's name unless set below
   absl::string_view cat = IsProcessLifeEvent(e.kind) ? "process" : "trace2";
   uint64_t track = 0;  // the thread's (the sequence's default)
   switch (e.kind) {
     case EventKind::kData:
     case EventKind::kDataJson:
-      if (!e.label.empty()) name = e.label;
+      name = e.label;
       cat = e.category;
       break;
     case EventKind::kPrintf:
@@ -1000,6 +1053,7 @@ void PerfettoFormatter::Instant(const Event& e, Process& p, Thread& t, int64_t n
     default:
       break;
   }
+  if (name.empty()) name = reader::EventKindName(e.kind);
   StartEvent(t, Tick(t.track, ns), pb::TrackEvent::TYPE_INSTANT, track);
   SetNameAndCategory(name, cat);
   switch (e.kind) {
@@ -1077,7 +1131,7 @@ void PerfettoFormatter::Instant(const Event& e, Process& p, Thread& t, int64_t n
       if (e.value_kind == reader::ValueKind::kInt) {
         IntArg(Arg::kValue, e.value_int);
       } else if (e.value_kind == reader::ValueKind::kJson && IsJsonText(e.value_string)) {
-        encoder_.JsonArg(AnnotationIid(Arg::kValue), e.value_string);
+        JsonArg(Arg::kValue, e.value_string);
       } else {
         StrArg(Arg::kValue, e.value_string);
       }
@@ -1145,7 +1199,7 @@ void PerfettoFormatter::OnEvent(const Event& e, const reader::EventTracks& at) {
   }
 }
 
-void PerfettoFormatter::Write(const Event& e, std::string* out) {
+void PerfettoFormatter::Add(const Event& e, std::string* out) {
   out_ = out;
   now_ns_ = Ns(e.time);
   model_.Add(e, *this);
