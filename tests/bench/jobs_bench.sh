@@ -10,8 +10,8 @@
 #
 # --tracewire measures another build of the command (e.g. an older one) on the same input.
 #
-# Input: the benchmarks' synthetic trace, two threads (region pairs plus an integer datum
-# every 1,024 events), 3 M events per generation, in a temporary directory. Output goes to
+# Input: the benchmarks' synthetic trace, two threads (each group a region pair with three
+# data events inside), 3 M events per generation, in a temporary directory. Output goes to
 # /dev/null (the page of `report` to a file in the directory).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
