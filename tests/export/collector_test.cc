@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "format/constants.h"
 #include "format/file_header.h"
@@ -82,15 +83,18 @@ TEST(GenerationSplitterTest, CutsARuntimeStreamIntoItsGenerations) {
       const Split split = SplitAll(stream, piece);
       ASSERT_TRUE(split.error.ok()) << split.error;
       ASSERT_GE(split.gens.size(), 2u) << "two processes";
+      // Every byte of the stream but its file headers is in a generation, in order. (A
+      // process writes a header when it opens the file, so another process's header may
+      // come between a header and the generation after it.)
       std::string rebuilt;
       std::set<std::string> sids;
       for (const SplitGeneration& gen : split.gens) {
-        rebuilt += header;
         rebuilt += std::string(gen.frames);
         EXPECT_FALSE(gen.sid.empty());
         sids.insert(gen.sid);
       }
-      EXPECT_EQ(rebuilt, stream) << "piece " << piece << " compress " << compress;
+      EXPECT_EQ(rebuilt, absl::StrReplaceAll(stream, {{header, ""}}))
+          << "piece " << piece << " compress " << compress;
       EXPECT_EQ(sids.size(), 2u);
     }
   }
