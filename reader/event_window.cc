@@ -1,9 +1,8 @@
 #include "reader/event_window.h"
 
-#include <algorithm>
-
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/numbers.h"

@@ -43,8 +43,8 @@ using tools::SplitGeneration;
 std::string DemoStream(bool compress = false) {
   const std::string path = TempDir("collector_stream") + "/trace.twr";
   EXPECT_EQ(RunTool({Tool("examples/demo/demo")}, {{"TRACEWIRE", path},
-                                           {"TRACEWIRE_GENERATION_MS", "1"},
-                                           {"TRACEWIRE_COMPRESS", compress ? "1" : ""}}),
+                                                   {"TRACEWIRE_GENERATION_MS", "1"},
+                                                   {"TRACEWIRE_COMPRESS", compress ? "1" : ""}}),
             1);
   return ReadWholeFile(path);
 }
@@ -182,8 +182,9 @@ TEST(CollectorTest, ReceivesTwentyConcurrentTracedProcesses) {
 
   std::vector<pid_t> pids;
   for (int i = 0; i < 20; ++i) {
-    pids.push_back(Spawn({Tool("examples/demo/demo")}, {{"TRACEWIRE", "af_unix:" + options.socket_path},
-                                                {"TRACEWIRE_GENERATION_MS", "2"}}));
+    pids.push_back(
+        Spawn({Tool("examples/demo/demo")},
+              {{"TRACEWIRE", "af_unix:" + options.socket_path}, {"TRACEWIRE_GENERATION_MS", "2"}}));
   }
   close(half_done);  // disconnects in the middle of a generation
   for (pid_t pid : pids) EXPECT_EQ(Wait(pid), 1);
@@ -246,8 +247,9 @@ TEST(CollectorTest, DatagramSockets) {
   ASSERT_NE(collector.get(), nullptr);
   std::vector<pid_t> pids;
   for (int i = 0; i < 5; ++i) {
-    pids.push_back(Spawn({Tool("examples/demo/demo")}, {{"TRACEWIRE", "af_unix:" + options.socket_path},
-                                                {"TRACEWIRE_GENERATION_MS", "2"}}));
+    pids.push_back(
+        Spawn({Tool("examples/demo/demo")},
+              {{"TRACEWIRE", "af_unix:" + options.socket_path}, {"TRACEWIRE_GENERATION_MS", "2"}}));
   }
   for (pid_t pid : pids) EXPECT_EQ(Wait(pid), 1);
   const CollectorStats stats = collector.Stop();

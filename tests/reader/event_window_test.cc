@@ -144,8 +144,8 @@ TEST(EventWindowTest, TasksAndTheirSegmentsOpenAtTheEdgesAreCutThere) {
     more = window.Add(e, [&](const Event& passed) {
       out.push_back(absl::StrCat(EventKindName(passed.kind), " ", passed.label, " @",
                                  absl::ToInt64Nanoseconds(passed.time - kStart), " t",
-                                 passed.thread_id, " task ", passed.task_id, "<", passed.parent_task,
-                                 " adopted ", passed.adopted_task));
+                                 passed.thread_id, " task ", passed.task_id, "<",
+                                 passed.parent_task, " adopted ", passed.adopted_task));
     });
   }
   EXPECT_FALSE(more);

@@ -171,7 +171,7 @@ TEST(TaskConsumersTest, AWindowCutsTasksAndSegmentsAtItsEdges) {
   };
   std::map<uint64_t, Task> tasks;
   std::vector<Segment> segments;
-  absl::flat_hash_map<uint64_t, size_t> open_segment;       // by thread number
+  absl::flat_hash_map<uint64_t, size_t> open_segment;                   // by thread number
   absl::flat_hash_map<uint64_t, std::vector<absl::Time>> open_regions;  // by thread number
   json gauges = json::object();
   int64_t regions = 0;
@@ -266,19 +266,18 @@ TEST(TaskConsumersTest, AWindowCutsTasksAndSegmentsAtItsEdges) {
   ASSERT_TRUE(cli_test::WriteFile(expected_path, expected.dump()));
 
   const std::string chrome = dir + "/window.json";
-  const CommandResult decode = cli_test::RunCommand(
-      {cli_test::Tracewire(), "decode", "--format=chrome",
-       absl::StrCat("--since=", absl::ToInt64Nanoseconds(since_offset), "ns"),
-       absl::StrCat("--until=", absl::ToInt64Nanoseconds(until_offset), "ns"), trace, "-o",
-       chrome});
+  const CommandResult decode =
+      cli_test::RunCommand({cli_test::Tracewire(), "decode", "--format=chrome",
+                            absl::StrCat("--since=", absl::ToInt64Nanoseconds(since_offset), "ns"),
+                            absl::StrCat("--until=", absl::ToInt64Nanoseconds(until_offset), "ns"),
+                            trace, "-o", chrome});
   ASSERT_EQ(decode.exit_code, 0) << decode.err;
   absl::StatusOr<CommandResult> consumers =
       consumers::RunNodeScript("task_consumers.mjs", {chrome, expected_path});
   ASSERT_TRUE(consumers.ok()) << consumers.status();
   ASSERT_EQ(consumers->exit_code, 0)
-      << consumers->err << consumers->out << "\nwindow " << since_offset << " to "
-      << until_offset << " of " << span << "; " << cli_test::ReadFile(chrome).size()
-      << " bytes of Chrome JSON";
+      << consumers->err << consumers->out << "\nwindow " << since_offset << " to " << until_offset
+      << " of " << span << "; " << cli_test::ReadFile(chrome).size() << " bytes of Chrome JSON";
   const json summary = json::parse(consumers->out);
   EXPECT_EQ(summary["async_tasks"], window_tasks);
   EXPECT_EQ(summary["flows"], hops.size());

@@ -26,7 +26,7 @@ uint64_t StripeEvents() {
 // One stripe's text, handed from a worker thread to the output.
 struct Stripe {
   std::string text;
-  bool last = false;  // the stripe after the last event (or a thread's end marker)
+  bool last = false;        // the stripe after the last event (or a thread's end marker)
   uint64_t events = 0;      // events read up to the stripe's end
   uint64_t bytes_read = 0;  // input bytes read by then
 };
@@ -176,8 +176,7 @@ class Worker {
 
 }  // namespace
 
-bool DecodesInStripes(const DecodeOptions& options, int jobs,
-                      const targets::Formatter& formatter) {
+bool DecodesInStripes(const DecodeOptions& options, int jobs, const targets::Formatter& formatter) {
   return jobs >= 2 && !options.follow && options.input != "-" && formatter.skips_cheaply();
 }
 
@@ -186,8 +185,8 @@ StripedResult DecodeInStripes(const DecodeOptions& options, int jobs, TraceInput
   const uint64_t stripe_events = StripeEvents();
   std::vector<std::unique_ptr<Worker>> workers;
   for (int w = 0; w < jobs; ++w) {
-    workers.push_back(std::make_unique<Worker>(options, w, jobs, stripe_events,
-                                               w == 0 ? input : nullptr));
+    workers.push_back(
+        std::make_unique<Worker>(options, w, jobs, stripe_events, w == 0 ? input : nullptr));
   }
   std::vector<std::thread> threads;
   for (const std::unique_ptr<Worker>& worker : workers) {

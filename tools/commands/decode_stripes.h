@@ -37,8 +37,7 @@ inline constexpr size_t kQueuedStripes = 2;
 // True if `decode` with these options is decoded in stripes: two or more jobs, an input
 // that can be read more than once (not stdin, not --follow), and a formatter whose Skip is
 // cheap (Formatter::skips_cheaply).
-bool DecodesInStripes(const DecodeOptions& options, int jobs,
-                      const targets::Formatter& formatter);
+bool DecodesInStripes(const DecodeOptions& options, int jobs, const targets::Formatter& formatter);
 
 // What the decode met, as the serial loop reports it.
 struct StripedResult {
