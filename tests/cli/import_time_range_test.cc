@@ -15,6 +15,7 @@
 #include "reader/byte_source.h"
 #include "reader/reader.h"
 #include "reader/targets/formatter.h"
+#include "tests/cli/decode_event.h"
 #include "tests/cli/event_compare.h"
 #include "tools/trace2_import/trace2_import.h"
 
@@ -30,26 +31,6 @@ std::string Line(const std::string& event, const std::string& thread, const std:
                  const std::string& fields) {
   return absl::StrCat(R"({"event":")", event, R"(","sid":")", kSid, R"(","thread":")", thread,
                       R"(","time":")", time, R"(",)", fields, "}\n");
-}
-
-// Decodes `trace` to EVENT lines (every nesting, evt 3, as git writes them); fails the test
-// if the reader rejects it.
-std::string DecodeEvent(const std::string& trace) {
-  targets::FormatterOptions options;
-  options.event_nesting = 100;
-  options.event_version = 3;
-  absl::StatusOr<std::unique_ptr<targets::Formatter>> formatter =
-      targets::MakeFormatter("event", options);
-  EXPECT_TRUE(formatter.ok());
-  reader::Reader reader(reader::MemorySource(trace));
-  std::string out;
-  while (true) {
-    absl::StatusOr<const reader::Event*> event = reader.Next();
-    EXPECT_TRUE(event.ok()) << event.status();
-    if (!event.ok() || *event == nullptr) break;
-    (*formatter)->Write(**event, &out);
-  }
-  return out;
 }
 
 // The two imports the fuzzer makes: in one window, and compressed in two-line windows.

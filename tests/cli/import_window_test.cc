@@ -10,30 +10,12 @@
 #include "reader/reader.h"
 #include "reader/targets/formatter.h"
 #include "tests/cli/cli_runner.h"
+#include "tests/cli/decode_event.h"
 #include "tests/cli/event_compare.h"
 #include "tools/trace2_import/trace2_import.h"
 
 namespace tracewire::cli_test {
 namespace {
-
-// Decodes `trace` to EVENT lines (every nesting, evt 3, as git writes them).
-std::string DecodeEvent(const std::string& trace) {
-  targets::FormatterOptions options;
-  options.event_nesting = 100;
-  options.event_version = 3;
-  absl::StatusOr<std::unique_ptr<targets::Formatter>> formatter =
-      targets::MakeFormatter("event", options);
-  EXPECT_TRUE(formatter.ok());
-  reader::Reader reader(reader::MemorySource(trace));
-  std::string out;
-  while (true) {
-    absl::StatusOr<const reader::Event*> event = reader.Next();
-    EXPECT_TRUE(event.ok()) << event.status();
-    if (!event.ok() || *event == nullptr) break;
-    (*formatter)->Write(**event, &out);
-  }
-  return out;
-}
 
 // Four interleaved processes, regions to depth 3, two threads: every window of two lines
 // or more (so one more read ahead) reproduces the stream as a whole-stream import does

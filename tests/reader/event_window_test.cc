@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
@@ -66,6 +67,19 @@ Event At(int64_t ns, EventKind kind, int nesting, absl::string_view label = "") 
   return e;
 }
 
+// Adds `events` to `window` until it says the stream is past its end (*more: what the last
+// Add returned); returns what passed, each event as `describe` names it.
+std::vector<std::string> Pass(EventWindow& window, const std::vector<Event>& events,
+                              absl::FunctionRef<std::string(const Event&)> describe, bool* more) {
+  std::vector<std::string> out;
+  *more = true;
+  for (const Event& e : events) {
+    if (!*more) break;
+    *more = window.Add(e, [&](const Event& passed) { out.push_back(describe(passed)); });
+  }
+  return out;
+}
+
 TEST(EventWindowTest, RegionsOpenAtTheEdgesAreCutThere) {
   EventWindowOptions options;
   options.since = WindowTime{std::nullopt, absl::Nanoseconds(3)};
@@ -81,16 +95,14 @@ TEST(EventWindowTest, RegionsOpenAtTheEdgesAreCutThere) {
       At(9, EventKind::kRegionLeave, 1, "outer"),
       At(10, EventKind::kData, 1),
   };
-  std::vector<std::string> out;
-  bool more = true;
-  for (const Event& e : events) {
-    if (!more) break;
-    more = window.Add(e, [&](const Event& passed) {
-      out.push_back(absl::StrCat(EventKindName(passed.kind), " ", passed.label, " @",
-                                 absl::ToInt64Nanoseconds(passed.time - kStart), " n",
-                                 passed.nesting));
-    });
-  }
+  bool more;
+  const std::vector<std::string> out = Pass(
+      window, events,
+      [](const Event& passed) {
+        return absl::StrCat(EventKindName(passed.kind), " ", passed.label, " @",
+                            absl::ToInt64Nanoseconds(passed.time - kStart), " n", passed.nesting);
+      },
+      &more);
   EXPECT_FALSE(more);
   EXPECT_TRUE(window.past_end());
   EXPECT_EQ(out, (std::vector<std::string>{
@@ -137,17 +149,16 @@ TEST(EventWindowTest, TasksAndTheirSegmentsOpenAtTheEdgesAreCutThere) {
       TaskAt(10, EventKind::kTaskRelease, 1, 7, 0),
       TaskAt(11, EventKind::kTaskEnd, 0, 7, 0),
   };
-  std::vector<std::string> out;
-  bool more = true;
-  for (const Event& e : events) {
-    if (!more) break;
-    more = window.Add(e, [&](const Event& passed) {
-      out.push_back(absl::StrCat(EventKindName(passed.kind), " ", passed.label, " @",
-                                 absl::ToInt64Nanoseconds(passed.time - kStart), " t",
-                                 passed.thread_id, " task ", passed.task_id, "<",
-                                 passed.parent_task, " adopted ", passed.adopted_task));
-    });
-  }
+  bool more;
+  const std::vector<std::string> out = Pass(
+      window, events,
+      [](const Event& passed) {
+        return absl::StrCat(EventKindName(passed.kind), " ", passed.label, " @",
+                            absl::ToInt64Nanoseconds(passed.time - kStart), " t", passed.thread_id,
+                            " task ", passed.task_id, "<", passed.parent_task, " adopted ",
+                            passed.adopted_task);
+      },
+      &more);
   EXPECT_FALSE(more);
   EXPECT_EQ(out, (std::vector<std::string>{
                      // At since: the active tasks in the order they began, then the worker's
