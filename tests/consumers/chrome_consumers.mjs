@@ -16,7 +16,7 @@
 //    "flows":F}
 // Prints one JSON summary line per consumer; exits 1 with the differences on stderr.
 import fs from 'node:fs';
-import { analyzeEvents } from './node_modules/@paulirish/trace_engine/analyze-trace.mjs';
+import { analyzeQuietly } from './trace_engine.mjs';
 import { loadSpeedscopeImporter } from './speedscope_importer.mjs';
 
 const [tracePath, expectedPath] = process.argv.slice(2);
@@ -64,20 +64,12 @@ function compareSlices(where, actual, wanted) {
 
 // ---- The DevTools trace engine. ----
 async function checkTraceEngine() {
-  const logged = [];
-  const saved = { error: console.error, warn: console.warn };
-  console.error = (...args) => logged.push(args.join(' '));
-  console.warn = (...args) => logged.push(args.join(' '));
-  let parsedTrace;
-  try {
-    ({ data: parsedTrace } = (await analyzeEvents(JSON.parse(traceText).traceEvents)).parsedTrace);
-  } catch (e) {
-    fail(`trace engine: exception: ${e.stack ?? e}`);
-    return { consumer: 'trace_engine', ok: false };
-  } finally {
-    Object.assign(console, saved);
-  }
+  const { parsedTrace, logged, error } = await analyzeQuietly(JSON.parse(traceText).traceEvents);
   for (const message of logged) fail(`trace engine logged: ${message}`);
+  if (error !== undefined) {
+    fail(`trace engine: exception: ${error.stack ?? error}`);
+    return { consumer: 'trace_engine', ok: false };
+  }
 
   let slices = 0;
   for (const process of expected.processes) {

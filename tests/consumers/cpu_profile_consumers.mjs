@@ -20,7 +20,7 @@
 // stack holds F.
 // Prints one JSON summary line per consumer; exits 1 with the differences on stderr.
 import fs from 'node:fs';
-import { analyzeEvents } from './node_modules/@paulirish/trace_engine/analyze-trace.mjs';
+import { analyzeQuietly } from './trace_engine.mjs';
 import { loadSpeedscopeImporter } from './speedscope_importer.mjs';
 
 const [tracePath, foldedPath, expectedPath] = process.argv.slice(2);
@@ -46,20 +46,12 @@ for (const event of JSON.parse(traceText).traceEvents) {
 
 // ---- The DevTools trace engine. ----
 async function checkTraceEngine() {
-  const logged = [];
-  const saved = { error: console.error, warn: console.warn };
-  console.error = (...args) => logged.push(args.join(' '));
-  console.warn = (...args) => logged.push(args.join(' '));
-  let parsedTrace;
-  try {
-    ({ data: parsedTrace } = (await analyzeEvents(JSON.parse(traceText).traceEvents)).parsedTrace);
-  } catch (e) {
-    fail(`trace engine: exception: ${e.stack ?? e}`);
-    return { consumer: 'trace_engine', ok: false };
-  } finally {
-    Object.assign(console, saved);
-  }
+  const { parsedTrace, logged, error } = await analyzeQuietly(JSON.parse(traceText).traceEvents);
   for (const message of logged) fail(`trace engine logged: ${message}`);
+  if (error !== undefined) {
+    fail(`trace engine: exception: ${error.stack ?? error}`);
+    return { consumer: 'trace_engine', ok: false };
+  }
 
   const profiles = new Map();  // thread name -> {pid, tid, raw}
   for (const [pid, byThread] of parsedTrace.Samples.profilesInProcess) {

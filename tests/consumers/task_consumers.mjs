@@ -17,7 +17,7 @@
 //   hop lists as a multiset)}
 // Prints one JSON summary line; exits 1 with the differences on stderr.
 import fs from 'node:fs';
-import { analyzeEvents } from './node_modules/@paulirish/trace_engine/analyze-trace.mjs';
+import { analyzeQuietly } from './trace_engine.mjs';
 import { loadSpeedscopeImporter } from './speedscope_importer.mjs';
 
 const [tracePath, expectedPath] = process.argv.slice(2);
@@ -39,18 +39,8 @@ for (const e of events) {
 }
 
 // ---- The DevTools trace engine and its flows. ----
-const logged = [];
-const saved = { error: console.error, warn: console.warn };
-console.error = (...args) => logged.push(args.join(' '));
-console.warn = (...args) => logged.push(args.join(' '));
-let parsedTrace;
-try {
-  ({ data: parsedTrace } = (await analyzeEvents(JSON.parse(traceText).traceEvents)).parsedTrace);
-} catch (e) {
-  fail(`trace engine: exception: ${e.stack ?? e}`);
-} finally {
-  Object.assign(console, saved);
-}
+const { parsedTrace, logged, error } = await analyzeQuietly(JSON.parse(traceText).traceEvents);
+if (error !== undefined) fail(`trace engine: exception: ${error.stack ?? error}`);
 for (const message of logged) fail(`trace engine logged: ${message}`);
 let flowSteps = 0;
 const flows = parsedTrace?.Flows?.flows ?? [];
