@@ -57,8 +57,8 @@ void EventWindow::OnSliceBegin(const Slice& slice, const Event& e) {
       slice.kind != SliceKind::kTaskSegment) {
     return;
   }
-  if (regions_.size() <= slice.slot) regions_.resize(slice.slot + 1);
-  OpenRegion& r = regions_[slice.slot];
+  if (slices_.size() <= slice.slot) slices_.resize(slice.slot + 1);
+  OpenSlice& r = slices_[slice.slot];
   r.sid.assign(e.sid.data(), e.sid.size());
   r.thread_name.assign(e.thread_name.data(), e.thread_name.size());
   r.category.assign(e.category.data(), e.category.size());
@@ -148,35 +148,35 @@ void EventWindow::EmitIdentity(const ProcessIdentity& p, absl::Time time,
   }
 }
 
-void EventWindow::EmitRegion(const OpenRegion& region, EventKind kind, absl::Time time,
-                             absl::FunctionRef<void(const Event&)> emit) {
+void EventWindow::EmitSlice(const OpenSlice& slice, EventKind kind, absl::Time time,
+                            absl::FunctionRef<void(const Event&)> emit) {
   Event& e = synthetic_;
   e = Event();
   e.kind = kind;
   // The wire row the kind is written as (each of these kinds has one, named after it).
   e.wire_type = static_cast<uint8_t>(format::LookupTrace2Event(EventKindName(kind))->type);
-  e.task_id = region.task_id;
-  e.parent_task = region.parent_task;
+  e.task_id = slice.task_id;
+  e.parent_task = slice.parent_task;
   // The task the thread works for at the event (Event::adopted_task).
-  e.adopted_task = kind == EventKind::kTaskAdopt     ? region.task_id
+  e.adopted_task = kind == EventKind::kTaskAdopt     ? slice.task_id
                    : kind == EventKind::kTaskRelease ? 0
-                                                     : region.adopted_task;
-  e.gen = region.gen;
-  e.thread_id = region.thread_id;
-  e.sid = region.sid;
-  e.depth = region.depth;
-  e.thread_name = region.thread_name;
+                                                     : slice.adopted_task;
+  e.gen = slice.gen;
+  e.thread_id = slice.thread_id;
+  e.sid = slice.sid;
+  e.depth = slice.depth;
+  e.thread_name = slice.thread_name;
   e.time = time;
-  e.utc_offset_sec = region.utc_offset_sec;
-  e.file = region.file;
-  e.line = region.line;
-  e.repo = region.repo;
-  e.t_abs = region.t_abs + absl::ToDoubleSeconds(time - region.time);
-  if (kind == EventKind::kRegionLeave) e.t_rel = absl::ToDoubleSeconds(time - region.time);
-  e.nesting = region.nesting;
-  e.category = region.category;
-  e.label = region.label;
-  if (region.msg.has_value()) e.msg = *region.msg;
+  e.utc_offset_sec = slice.utc_offset_sec;
+  e.file = slice.file;
+  e.line = slice.line;
+  e.repo = slice.repo;
+  e.t_abs = slice.t_abs + absl::ToDoubleSeconds(time - slice.time);
+  if (kind == EventKind::kRegionLeave) e.t_rel = absl::ToDoubleSeconds(time - slice.time);
+  e.nesting = slice.nesting;
+  e.category = slice.category;
+  e.label = slice.label;
+  if (slice.msg.has_value()) e.msg = *slice.msg;
   emit(e);
 }
 
@@ -188,7 +188,7 @@ std::vector<uint32_t> EventWindow::OpenTasksInBeginOrder() const {
     }
   }
   std::stable_sort(slots.begin(), slots.end(),
-                   [&](uint32_t a, uint32_t b) { return regions_[a].time < regions_[b].time; });
+                   [&](uint32_t a, uint32_t b) { return slices_[a].time < slices_[b].time; });
   return slots;
 }
 
@@ -213,16 +213,16 @@ bool EventWindow::Add(const Event& e, absl::FunctionRef<void(const Event&)> emit
       for (uint32_t t = 0; t < model_.threads().size(); ++t) {
         absl::Span<const Slice> open = model_.OpenRegions(t);
         for (auto it = open.rbegin(); it != open.rend(); ++it) {
-          EmitRegion(regions_[it->slot], EventKind::kRegionLeave, until_, emit);
+          EmitSlice(slices_[it->slot], EventKind::kRegionLeave, until_, emit);
         }
         const Slice& segment = model_.thread(t).segment;
         if (segment.slot != kNoIndex) {
-          EmitRegion(regions_[segment.slot], EventKind::kTaskRelease, until_, emit);
+          EmitSlice(slices_[segment.slot], EventKind::kTaskRelease, until_, emit);
         }
       }
       const std::vector<uint32_t> tasks = OpenTasksInBeginOrder();
       for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) {
-        EmitRegion(regions_[*it], EventKind::kTaskEnd, until_, emit);
+        EmitSlice(slices_[*it], EventKind::kTaskEnd, until_, emit);
       }
     }
     past_end_ = true;
@@ -242,15 +242,15 @@ void EventWindow::EnterWindow(absl::FunctionRef<void(const Event&)> emit) {
   // task segment and its regions.
   for (const ProcessIdentity& p : identities_) EmitIdentity(p, since_, emit);
   for (const uint32_t slot : OpenTasksInBeginOrder()) {
-    EmitRegion(regions_[slot], EventKind::kTaskBegin, since_, emit);
+    EmitSlice(slices_[slot], EventKind::kTaskBegin, since_, emit);
   }
   for (uint32_t t = 0; t < model_.threads().size(); ++t) {
     const Slice& segment = model_.thread(t).segment;
     if (segment.slot != kNoIndex) {
-      EmitRegion(regions_[segment.slot], EventKind::kTaskAdopt, since_, emit);
+      EmitSlice(slices_[segment.slot], EventKind::kTaskAdopt, since_, emit);
     }
     for (const Slice& open : model_.OpenRegions(t)) {
-      EmitRegion(regions_[open.slot], EventKind::kRegionEnter, since_, emit);
+      EmitSlice(slices_[open.slot], EventKind::kRegionEnter, since_, emit);
     }
   }
 }

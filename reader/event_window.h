@@ -89,7 +89,7 @@ class EventWindow {
 
   // Listener of the window's TrackModel: keeps copies of the open regions, tasks and task
   // segments (not for users).
-  struct OpenRegion {
+  struct OpenSlice {
     std::string sid, thread_name, category, label, file;
     std::optional<std::string> msg;
     int64_t line = 0;
@@ -120,9 +120,9 @@ class EventWindow {
   void EnterWindow(absl::FunctionRef<void(const Event&)> emit);
   // The slots of the open tasks, in the order they began.
   std::vector<uint32_t> OpenTasksInBeginOrder() const;
-  // Emits a region or task event (`kind`) of the open slice `region` at `time`.
-  void EmitRegion(const OpenRegion& region, EventKind kind, absl::Time time,
-                  absl::FunctionRef<void(const Event&)> emit);
+  // Emits a region or task event (`kind`) of the open slice `slice` at `time`.
+  void EmitSlice(const OpenSlice& slice, EventKind kind, absl::Time time,
+                 absl::FunctionRef<void(const Event&)> emit);
 
   EventWindowOptions options_;
   bool started_ = false;  // the trace's start is known
@@ -131,7 +131,7 @@ class EventWindow {
   bool inside_ = false;    // `since` has passed: events are emitted
   bool past_end_ = false;  // `until` has passed
   TrackModel model_;
-  std::vector<OpenRegion> regions_;          // by slot
+  std::vector<OpenSlice> slices_;            // by slot
   std::vector<ProcessIdentity> identities_;  // in order of appearance
   absl::flat_hash_map<std::string, size_t> identity_index_;
   Event synthetic_;
