@@ -47,7 +47,6 @@ int Decode(const DecodeOptions& options) {
     return kExitUsage;
   }
   Progress progress("decode");
-  uint64_t events = 0;
   absl::Status trace_error;
   absl::Status write_error;
   reader::ReaderOptions reader_options;
@@ -80,6 +79,7 @@ int Decode(const DecodeOptions& options) {
     // A window keeps state across the events (the regions open at its edges).
     std::optional<reader::EventWindow> window;
     if (options.window.active()) window.emplace(options.window);
+    uint64_t events = 0;
     while (true) {
       absl::StatusOr<const reader::Event*> event = (*input)->Next();
       if (!event.ok()) {

@@ -204,7 +204,6 @@ StripedResult DecodeInStripes(const DecodeOptions& options, int jobs, TraceInput
       result.write_error = out->Write(stripe.text);
       if (!result.write_error.ok()) break;
     }
-    result.events = stripe.events;
     progress->Report(stripe.bytes_read, input->total_bytes(), stripe.events);
     if (stripe.last) break;
   }

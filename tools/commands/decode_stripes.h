@@ -44,7 +44,6 @@ struct StripedResult {
   absl::Status open_error;   // a thread could not open the input (exit code 2)
   absl::Status trace_error;  // the read stopped at this error
   absl::Status write_error;  // the output failed
-  uint64_t events = 0;       // events read
 };
 
 // Decodes the trace on `jobs` threads into *out (the formatter made from `options`),
