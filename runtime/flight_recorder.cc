@@ -22,6 +22,8 @@ namespace {
 
 // The smallest generation size limit a flight recorder sets (see ConfigureFlightRecorder).
 constexpr uint64_t kMinFlightGenerationBytes = 64 * 1024;
+// How many cuts a dump makes at most to end with a kept generation (see FlightRecorderDump).
+constexpr int kDumpCutAttempts = 3;
 
 void DumpSignalHandler(int) {
   Session& s = GetSession();
@@ -171,7 +173,16 @@ int FlightRecorderDump() {
   if (s.emergency.load()) return -1;
   AdvanceLock advance_lock(s);
   // The generation being filled joins the ring first (the threads wait only for this cut).
-  AdvanceGenerationLocked(/*final=*/false);
+  // If it is dropped (it outgrew its memory limit or the ring), the dump would end with the
+  // generation before it and hide the loss of the newest events: one more cut, of what
+  // was recorded meanwhile and at least the threads' re-statements, makes the dropped
+  // number a gap the reader reports. That one is small; it is tried a few times.
+  for (int attempt = 0; attempt < kDumpCutAttempts; ++attempt) {
+    if (AdvanceGenerationLocked(/*final=*/false, /*even_if_empty=*/attempt > 0) !=
+        CutResult::kDropped) {
+      break;
+    }
+  }
   const bool ok = BeginFlightDumpLocked(s);
   EndFlightDumpLocked(s);
   return ok ? 0 : -1;

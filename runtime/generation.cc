@@ -185,12 +185,12 @@ void StopAdvancer(Session& s) {
   if (s.advancer.joinable()) s.advancer.join();
 }
 
-void AdvanceGeneration(bool final) {
+CutResult AdvanceGeneration(bool final) {
   AdvanceLock advance_lock(GetSession());
-  AdvanceGenerationLocked(final);
+  return AdvanceGenerationLocked(final);
 }
 
-void AdvanceGenerationLocked(bool final) {
+CutResult AdvanceGenerationLocked(bool final, bool even_if_empty) {
   Session& s = GetSession();
   GenerationFrames finished;
   bool overflowed = false;
@@ -200,7 +200,7 @@ void AdvanceGenerationLocked(bool final) {
   {
     std::lock_guard<std::mutex> registry_lock(s.registry_mu);
     const uint64_t word = g_gen_word.load(std::memory_order_acquire);
-    if ((word & kClosed) != 0) return;
+    if ((word & kClosed) != 0) return CutResult::kNothingNew;
     const uint64_t gen = word >> 2;
     g_gen_word.store(word | kAdvancing, std::memory_order_relaxed);
     HeavyFence();
@@ -218,7 +218,7 @@ void AdvanceGenerationLocked(bool final) {
                                          std::memory_order_relaxed);
       g_gen_word.notify_all();  // threads sleeping in CatchUpGeneration
     };
-    bool anything_new = !s.filling.empty() || final;
+    bool anything_new = !s.filling.empty() || final || even_if_empty;
     for (ThreadState* ts : s.threads) {
       if (ts->pos.get() != ts->restate_end.get() || ts->batches_flushed.get() != 0 ||
           (SamplesPending(ts) && StreamBegun(ts))) {
@@ -227,7 +227,7 @@ void AdvanceGenerationLocked(bool final) {
     }
     if (!anything_new) {
       publish(word);
-      return;
+      return CutResult::kNothingNew;
     }
     // A generation cut on time holds up to generation_bytes, plus the threads' open
     // batches; one far beyond that was cut late.
@@ -286,16 +286,17 @@ void AdvanceGenerationLocked(bool final) {
     // Its first frames were given back (MaybeRequestAdvance): the trace skips its number.
     finished.Release(s.pool);
     if (final) AdvanceGenerationLocked(/*final=*/true);
-    return;
+    return CutResult::kDropped;
   }
   if (s.flight_ring.enabled()) {
-    s.writer.Keep(&finished, compression, s.flight_ring, s.pool);
-    return;
+    return s.writer.Keep(&finished, compression, s.flight_ring, s.pool) ? CutResult::kDelivered
+                                                                         : CutResult::kDropped;
   }
   if (!s.writer.Deliver(&finished, s.file_header, sizeof(s.file_header), compression, s.destination,
                         s.pool)) {
     StopTracingAfterWriteFailure();
   }
+  return CutResult::kDelivered;
 }
 
 }  // namespace tracewire::runtime

@@ -339,6 +339,33 @@ TEST(FlightRecorderTest, RingSmallerThanOneGenerationKeepsWhatFits) {
   for (int64_t i = 0; i < 100; ++i) EXPECT_EQ(values[values.size() - 100 + i], kManyEvents + i);
 }
 
+// A dump whose own cut is too large for the ring ends with one more generation after it,
+// so that the dropped one shows as a gap in the generation numbers rather than the dump
+// looking complete with the older generations alone.
+TEST(FlightRecorderTest, DumpWhoseNewestGenerationIsDroppedShowsTheGap) {
+  const std::string dir = MakeTempDir("flight_newest_dropped");
+  // One cut a minute: only tw_flush and the dump cut.
+  const int status = RunInChild(FlightEnv(dir, "16K", {{"TRACEWIRE_GENERATION_MS", "60000"}}), [] {
+    tw_initialize();
+    for (int64_t i = 0; i < 100; ++i) tw_data_intmax("test", TW_NO_REPO, "seq", i);
+    tw_flush();  // a small generation the ring keeps
+    // More than the ring, less than one thread batch: nothing is cut on size before the dump.
+    for (int64_t i = 100; i < 6000; ++i) tw_data_intmax("test", TW_NO_REPO, "seq", i);
+    return tw_flight_recorder_dump() == 0 ? 0 : 10;
+  });
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  const std::vector<std::string> files = FilesIn(dir);
+  ASSERT_EQ(files.size(), 1u);
+  const DecodedTrace trace = ReadDump(dir + "/" + files[0]);
+  std::vector<uint64_t> gens;
+  for (const DecodedGeneration& generation : trace.generations) gens.push_back(generation.gen);
+  // Generation 2 (values 100..5999, over 16 KiB) was dropped; 3 holds the re-statements.
+  EXPECT_EQ(gens, (std::vector<uint64_t>{1, 3}));
+  const std::vector<int64_t> values = Values(trace);
+  ASSERT_EQ(values.size(), 100u);
+  EXPECT_EQ(values.back(), 99);
+}
+
 TEST(FlightRecorderTest, DumpFailsOutsideFlightMode) {
   const std::string dir = MakeTempDir("flight_off");
   const int status = RunInChild({{"TRACEWIRE", dir}}, [] {
