@@ -65,38 +65,62 @@ char* WriteDigits(uint64_t value, char* end) {
   return end;
 }
 
+// Writes the fast path's text of `value` (|value| < 2^32, 0 <= precision <= 9) at `p`
+// (room for 32 bytes); returns the end.
+char* WriteFixedFast(double value, int precision, char* p) {
+  const bool negative = std::signbit(value);
+  const uint64_t scaled = ScaledRounded(std::fabs(value), precision);
+  const uint64_t unit = kPow10[precision];
+  uint64_t integer = scaled / unit;
+  int integer_digits = 1;
+  for (uint64_t rest = integer; rest >= 10; rest /= 10) ++integer_digits;
+  if (negative) *p++ = '-';
+  WriteDigits(integer, p + integer_digits);
+  p += integer_digits;
+  if (precision > 0) {
+    *p = '.';
+    uint64_t fraction = scaled % unit;
+    for (int i = precision; i >= 1; --i) {
+      p[i] = static_cast<char>('0' + fraction % 10);
+      fraction /= 10;
+    }
+    p += precision + 1;
+  }
+  return p;
+}
+
+bool FastPathFits(double value, int precision) {
+  return std::fabs(value) < kMaxFastValue && precision <= kMaxFastPrecision;
+}
+
 }  // namespace
 
 void AppendFixedPadded(double value, int width, int precision, std::string* out) {
   if (precision < 0) precision = 6;  // printf ignores a negative precision
-  if (!(std::fabs(value) < kMaxFastValue) || precision > kMaxFastPrecision) {
+  if (!FastPathFits(value, precision)) {
     AppendWithPrintf(value, width, precision, out);
     return;
   }
-  const bool negative = std::signbit(value);
-  const uint64_t scaled = ScaledRounded(std::fabs(value), precision);
-  const uint64_t unit = kPow10[precision];
   // Sign, up to 10 integer digits, point, up to 9 decimals.
   char buffer[32];
-  char* const end = buffer + sizeof(buffer);
-  char* p = end;
-  if (precision > 0) {
-    uint64_t fraction = scaled % unit;
-    for (int i = 0; i < precision; ++i) {
-      *--p = static_cast<char>('0' + fraction % 10);
-      fraction /= 10;
-    }
-    *--p = '.';
-  }
-  p = WriteDigits(scaled / unit, p);
-  if (negative) *--p = '-';
-  const int length = static_cast<int>(end - p);
+  const int length = static_cast<int>(WriteFixedFast(value, precision, buffer) - buffer);
   if (length < width) out->append(static_cast<size_t>(width - length), ' ');
-  out->append(p, static_cast<size_t>(length));
+  out->append(buffer, static_cast<size_t>(length));
 }
 
 void AppendFixed(double value, int precision, std::string* out) {
   AppendFixedPadded(value, 0, precision, out);
+}
+
+void PutFixed(double value, int precision, OutputCursor& cursor) {
+  if (precision < 0) precision = 6;
+  if (!FastPathFits(value, precision)) {
+    cursor.Commit();
+    AppendWithPrintf(value, 0, precision, cursor.out());
+    return;
+  }
+  cursor.Reserve(32);
+  cursor.Advance(WriteFixedFast(value, precision, cursor.pos()));
 }
 
 }  // namespace tracewire::targets

@@ -17,6 +17,11 @@
 // \u00XX (lowercase hex), everything else (including 0x7f and bytes >= 0x80) copied raw, with
 // no UTF-8 validation. Unlike git (C strings) a NUL byte is written as \u0000.
 //
+// The writer writes through an OutputCursor: the string it appends to holds exactly the
+// text written once every opened value is closed (and after json() or destruction); while a
+// value is open it may hold unspecified bytes past the text, so the owner reads or appends
+// to it only then.
+//
 // Misuse (a member outside an object, End() with nothing open, ...) is a programming error:
 // it is checked with assert() in debug builds, as git BUG()s.
 #ifndef TRACEWIRE_READER_TARGETS_JSON_WRITER_H_
@@ -26,6 +31,8 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "reader/targets/json_string_cache.h"
+#include "reader/targets/output_cursor.h"
 
 namespace tracewire::targets {
 
@@ -46,6 +53,9 @@ class JsonWriter {
 
   // Object members (the innermost open value must be an object).
   void ObjectString(absl::string_view key, absl::string_view value);
+  // ObjectString for a value likely seen on earlier lines (a session id, a thread name, a
+  // category): its quoted text comes from `cache`.
+  void ObjectRepeatedString(absl::string_view key, absl::string_view value, JsonStringCache& cache);
   void ObjectInt(absl::string_view key, int64_t value);
   // `precision` digits after the point ("%.*f"); a negative precision means "%f".
   void ObjectDouble(absl::string_view key, int precision, double value);
@@ -63,6 +73,9 @@ class JsonWriter {
   // Opens an object/array as the value of member `key` (jw_object_inline_begin_*).
   void ObjectBeginObject(absl::string_view key);
   void ObjectBeginArray(absl::string_view key);
+  // Writes the member prefix of `key` and returns the cursor, through which the caller
+  // writes the member's value: one complete JSON value, before the next call on the writer.
+  OutputCursor& ObjectRawValue(absl::string_view key);
 
   // Array elements (the innermost open value must be an array).
   void ArrayString(absl::string_view value);
@@ -85,22 +98,23 @@ class JsonWriter {
   // The layout selected by the last Begin call.
   bool pretty() const { return pretty_; }
   // The JSON text written by this writer so far.
-  absl::string_view json() const { return absl::string_view(*out_).substr(start_); }
+  absl::string_view json() const {
+    cursor_.Commit();
+    return absl::string_view(*cursor_.out()).substr(start_);
+  }
 
  private:
   void Begin(char open, bool pretty);
+  // Writes the comma, key and colon of a member.
   void MemberPrefix(absl::string_view key);
-  // MemberPrefix into `buffer` (room for key.size() + 4 bytes) for a short key that needs
-  // no escape in compact mode: returns the end of what it wrote, or nullptr (nothing
-  // written) otherwise.
-  char* ShortPrefix(absl::string_view key, char* buffer);
+  void SlowMemberPrefix(absl::string_view key);
   void ElementPrefix();
   void MaybeComma();
   void NewlineAndIndent();
   void AppendSub(absl::string_view json, bool json_is_pretty);
 
   std::string own_;
-  std::string* out_;
+  mutable OutputCursor cursor_;  // writes to own_ or the caller's string
   size_t start_;
   std::string open_;  // stack of the open '{' / '['
   bool pretty_ = false;
@@ -109,6 +123,8 @@ class JsonWriter {
 
 // Appends `value` as a quoted JSON string with git's byte-wise escaping.
 void AppendJsonString(absl::string_view value, std::string* out);
+// AppendJsonString through a cursor.
+void PutJsonString(absl::string_view value, OutputCursor& cursor);
 
 // Appends `json` with git's compaction of a pretty sub-writer (kill_indent): every '\n' and
 // the run of spaces that follows it are dropped.

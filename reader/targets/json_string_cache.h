@@ -1,0 +1,79 @@
+// JsonStringCache: the quoted, escaped JSON text of strings that repeat line after line
+// (a session id, a thread name, a call site's file, a region's category and label), so that
+// a formatter copies it instead of checking and escaping the string again on every line.
+//
+// Entries are found by the string's address and size (the reader hands out views into its
+// tables: a string repeats at the same address while its generation is read) and confirmed by
+// comparing the bytes, so a reused address holding other text is a miss, never a wrong hit: the
+// cache is a pure speed-up, its text is always AppendJsonString's.
+#ifndef TRACEWIRE_READER_TARGETS_JSON_STRING_CACHE_H_
+#define TRACEWIRE_READER_TARGETS_JSON_STRING_CACHE_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace tracewire::targets {
+
+class JsonStringCache {
+ public:
+  // Strings longer than this are not cached (Quoted escapes them into a scratch buffer).
+  static constexpr size_t kMaxCachedSize = 256;
+
+  // `value` quoted and escaped exactly as AppendJsonString writes it. The view is valid
+  // until the next call.
+  absl::string_view Quoted(absl::string_view value) {
+    if (value.empty()) return "\"\"";
+    Entry& entry = slots_[SlotOf(value.data())];
+    if (entry.data == value.data() && entry.size == value.size() &&
+        SameBytes(value.data(), entry.original.data(), value.size())) {
+      ++hits_;
+      return entry.quoted;
+    }
+    return Miss(entry, value);
+  }
+
+  // Lookups answered from the cache, and lookups that escaped the string.
+  uint64_t hits() const { return hits_; }
+  uint64_t misses() const { return misses_; }
+
+ private:
+  static constexpr size_t kSlots = 256;
+
+  struct Entry {
+    const char* data = nullptr;
+    size_t size = 0;
+    std::string original;  // the bytes at `data` when cached
+    std::string quoted;
+  };
+
+  static size_t SlotOf(const char* data) {
+    const auto address = reinterpret_cast<uintptr_t>(data);
+    return ((address >> 3) ^ (address >> 11)) % kSlots;
+  }
+  // memcmp(a, b, size) == 0, with overlapping word loads for short strings.
+  static bool SameBytes(const char* a, const char* b, size_t size) {
+    if (size > 16 || size < 8) return std::memcmp(a, b, size) == 0;
+    uint64_t a_head, a_tail, b_head, b_tail;
+    std::memcpy(&a_head, a, 8);
+    std::memcpy(&a_tail, a + size - 8, 8);
+    std::memcpy(&b_head, b, 8);
+    std::memcpy(&b_tail, b + size - 8, 8);
+    return ((a_head ^ b_head) | (a_tail ^ b_tail)) == 0;
+  }
+
+  absl::string_view Miss(Entry& entry, absl::string_view value);
+
+  std::array<Entry, kSlots> slots_;
+  std::string uncached_;
+  uint64_t hits_ = 0;
+  uint64_t misses_ = 0;
+};
+
+}  // namespace tracewire::targets
+
+#endif  // TRACEWIRE_READER_TARGETS_JSON_STRING_CACHE_H_
