@@ -386,7 +386,7 @@ void ChromeFormatter::Metadata(const char* what, const Process& p, int64_t tid, 
   jw.ObjectInt("tid", tid);
   jw.ObjectBeginObject("args");
   if (number.has_value()) {
-    jw.ObjectInt(key, *number);
+    jw.ObjectInt(absl::string_view(key), *number);
   } else {
     Str(jw, key, text);
   }

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_format.h"
 #include "reader/kind_table.h"
+#include "reader/targets/fixed_decimal.h"
 #include "reader/targets/internal_site.h"
 #include "reader/targets/json_writer.h"
 
@@ -51,19 +52,33 @@ void Argv(const Event& e, JsonWriter& jw, bool leading_git) {
 
 // region_enter/region_leave after "nesting".
 void RegionNames(const Event& e, JsonWriter& jw, JsonStringCache& cache) {
-  jw.ObjectInt("nesting", e.nesting);
-  if (!e.category.empty()) jw.ObjectRepeatedString("category", e.category, cache);
-  if (!e.label.empty()) jw.ObjectRepeatedString("label", e.label, cache);
+  OutputCursor& cursor = jw.ObjectRawMembers();
+  cursor.PutLiteral("\"nesting\":");
+  cursor.PutInt(e.nesting);
+  if (!e.category.empty()) {
+    cursor.PutLiteral(",\"category\":");
+    cursor.Put(cache.Quoted(e.category));
+  }
+  if (!e.label.empty()) {
+    cursor.PutLiteral(",\"label\":");
+    cursor.Put(cache.Quoted(e.label));
+  }
   if (e.msg.has_value()) jw.ObjectString("msg", *e.msg);
 }
 
 // data/data_json up to "key".
 void DataHead(const Event& e, JsonWriter& jw, JsonStringCache& cache) {
-  jw.ObjectDouble("t_abs", 6, e.t_abs);
-  jw.ObjectDouble("t_rel", 6, e.t_rel.value_or(0));
-  jw.ObjectInt("nesting", e.nesting);
-  jw.ObjectRepeatedString("category", e.category, cache);
-  jw.ObjectRepeatedString("key", e.label, cache);
+  OutputCursor& cursor = jw.ObjectRawMembers();
+  cursor.PutLiteral("\"t_abs\":");
+  PutFixed(e.t_abs, 6, cursor);
+  cursor.PutLiteral(",\"t_rel\":");
+  PutFixed(e.t_rel.value_or(0), 6, cursor);
+  cursor.PutLiteral(",\"nesting\":");
+  cursor.PutInt(e.nesting);
+  cursor.PutLiteral(",\"category\":");
+  cursor.Put(cache.Quoted(e.category));
+  cursor.PutLiteral(",\"key\":");
+  cursor.Put(cache.Quoted(e.label));
 }
 
 void TimerPayload(const Event& e, JsonWriter& jw, JsonStringCache& cache) {
@@ -305,26 +320,36 @@ void EventTarget::Write(const Event& e, std::string* out) {
 
   JsonWriter jw(out);
   jw.BeginObject();
-  jw.ObjectRawJson("event", kQuotedKindNames[static_cast<size_t>(e.kind)], false);
-  jw.ObjectRepeatedString("sid", e.sid, strings_);
-  jw.ObjectRepeatedString("thread", e.thread_name, strings_);
-  if (!brief_ || rule.time_when_brief) {
-    // The time text never needs an escape.
-    OutputCursor& cursor = jw.ObjectRawValue("time");
-    cursor.Put('"');
-    time_text_.Put(e.time, cursor);
-    cursor.Put('"');
-  }
-  if (!brief_) {
-    absl::string_view file;
-    int64_t line;
-    SiteOf(e, kEventInternalSites, git_exact_, &file, &line);
-    if (!file.empty()) {
-      jw.ObjectRepeatedString("file", file, strings_);
-      jw.ObjectInt("line", line);
+  {
+    // The members every line starts with, written straight through the cursor.
+    OutputCursor& cursor = jw.ObjectRawMembers();
+    cursor.PutLiteral("\"event\":");
+    cursor.Put(kQuotedKindNames[static_cast<size_t>(e.kind)]);
+    cursor.PutLiteral(",\"sid\":");
+    cursor.Put(strings_.Quoted(e.sid));
+    cursor.PutLiteral(",\"thread\":");
+    cursor.Put(strings_.Quoted(e.thread_name));
+    if (!brief_ || rule.time_when_brief) {
+      cursor.PutLiteral(",\"time\":\"");  // the time text never needs an escape
+      time_text_.Put(e.time, cursor);
+      cursor.Put('"');
+    }
+    if (!brief_) {
+      absl::string_view file;
+      int64_t line;
+      SiteOf(e, kEventInternalSites, git_exact_, &file, &line);
+      if (!file.empty()) {
+        cursor.PutLiteral(",\"file\":");
+        cursor.Put(strings_.Quoted(file));
+        cursor.PutLiteral(",\"line\":");
+        cursor.PutInt(line);
+      }
+    }
+    if (e.repo.has_value()) {
+      cursor.PutLiteral(",\"repo\":");
+      cursor.PutInt(*e.repo);
     }
   }
-  if (e.repo.has_value()) jw.ObjectInt("repo", *e.repo);
   if (e.kind == EventKind::kVersion) {
     const char evt[2] = {static_cast<char>('0' + version_), '\0'};
     jw.ObjectString("evt", evt);

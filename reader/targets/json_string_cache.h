@@ -55,15 +55,30 @@ class JsonStringCache {
     const auto address = reinterpret_cast<uintptr_t>(data);
     return ((address >> 3) ^ (address >> 11)) % kSlots;
   }
-  // memcmp(a, b, size) == 0, with overlapping word loads for short strings.
+  // memcmp(a, b, size) == 0, with overlapping word loads (never outside the strings) for
+  // the usual sizes.
   static bool SameBytes(const char* a, const char* b, size_t size) {
-    if (size > 16 || size < 8) return std::memcmp(a, b, size) == 0;
-    uint64_t a_head, a_tail, b_head, b_tail;
-    std::memcpy(&a_head, a, 8);
-    std::memcpy(&a_tail, a + size - 8, 8);
-    std::memcpy(&b_head, b, 8);
-    std::memcpy(&b_tail, b + size - 8, 8);
-    return ((a_head ^ b_head) | (a_tail ^ b_tail)) == 0;
+    if (size < 8) {
+      if (size >= 4) {
+        return ((Word32(a) ^ Word32(b)) | (Word32(a + size - 4) ^ Word32(b + size - 4))) == 0;
+      }
+      return a[0] == b[0] && a[size / 2] == b[size / 2] && a[size - 1] == b[size - 1];
+    }
+    if (size > 64) return std::memcmp(a, b, size) == 0;
+    uint64_t differ = 0;
+    size_t i = 0;
+    for (; i + 8 < size; i += 8) differ |= Word(a + i) ^ Word(b + i);
+    return (differ | (Word(a + size - 8) ^ Word(b + size - 8))) == 0;
+  }
+  static uint32_t Word32(const char* p) {
+    uint32_t word;
+    std::memcpy(&word, p, 4);
+    return word;
+  }
+  static uint64_t Word(const char* p) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    return word;
   }
 
   absl::string_view Miss(Entry& entry, absl::string_view value);

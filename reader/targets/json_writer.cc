@@ -182,20 +182,21 @@ void JsonWriter::NewlineAndIndent() {
   cursor_.PutRepeated(' ', 2 * open_.size());
 }
 
-inline void JsonWriter::MemberPrefix(absl::string_view key) {
+inline void JsonWriter::MemberPrefix(JsonKey key) {
   assert(!open_.empty() && open_.back() == '{');
-  if (pretty_ || key.size() > kShortKey || !IsPlain(key)) {
-    SlowMemberPrefix(key);
+  const absl::string_view text = key.text();
+  if (pretty_ || !(key.known_plain() || (text.size() <= kShortKey && IsPlain(text)))) {
+    SlowMemberPrefix(text);
     return;
   }
   // ',' '"' key '"' ':'
-  cursor_.Reserve(key.size() + 4);
+  cursor_.Reserve(text.size() + 4);
   char* p = cursor_.pos();
   *p = ',';
   p += need_comma_ ? 1 : 0;
   need_comma_ = true;
   *p++ = '"';
-  p = OutputCursor::CopyBytes(key.data(), key.size(), p);
+  p = OutputCursor::CopyBytes(text.data(), text.size(), p);
   *p++ = '"';
   *p++ = ':';
   cursor_.Advance(p);
@@ -242,38 +243,38 @@ void JsonWriter::AppendSub(absl::string_view json, bool json_is_pretty) {
   cursor_.Put(json);
 }
 
-void JsonWriter::ObjectString(absl::string_view key, absl::string_view value) {
+void JsonWriter::ObjectString(JsonKey key, absl::string_view value) {
   MemberPrefix(key);
   PutJsonString(value, cursor_);
 }
 
-void JsonWriter::ObjectRepeatedString(absl::string_view key, absl::string_view value,
+void JsonWriter::ObjectRepeatedString(JsonKey key, absl::string_view value,
                                       JsonStringCache& cache) {
   MemberPrefix(key);
   cursor_.Put(cache.Quoted(value));
 }
 
-void JsonWriter::ObjectInt(absl::string_view key, int64_t value) {
+void JsonWriter::ObjectInt(JsonKey key, int64_t value) {
   MemberPrefix(key);
   cursor_.PutInt(value);
 }
 
-void JsonWriter::ObjectDouble(absl::string_view key, int precision, double value) {
+void JsonWriter::ObjectDouble(JsonKey key, int precision, double value) {
   MemberPrefix(key);
   PutFixed(value, precision < 0 ? 6 : precision, cursor_);
 }
 
-void JsonWriter::ObjectTrue(absl::string_view key) {
+void JsonWriter::ObjectTrue(JsonKey key) {
   MemberPrefix(key);
   cursor_.PutLiteral("true");
 }
 
-void JsonWriter::ObjectFalse(absl::string_view key) {
+void JsonWriter::ObjectFalse(JsonKey key) {
   MemberPrefix(key);
   cursor_.PutLiteral("false");
 }
 
-void JsonWriter::ObjectBool(absl::string_view key, bool value) {
+void JsonWriter::ObjectBool(JsonKey key, bool value) {
   if (value) {
     ObjectTrue(key);
   } else {
@@ -281,33 +282,39 @@ void JsonWriter::ObjectBool(absl::string_view key, bool value) {
   }
 }
 
-void JsonWriter::ObjectNull(absl::string_view key) {
+void JsonWriter::ObjectNull(JsonKey key) {
   MemberPrefix(key);
   cursor_.PutLiteral("null");
 }
 
-void JsonWriter::ObjectSubJson(absl::string_view key, const JsonWriter& sub) {
+void JsonWriter::ObjectSubJson(JsonKey key, const JsonWriter& sub) {
   assert(sub.IsTerminated());
   MemberPrefix(key);
   AppendSub(sub.json(), sub.pretty());
 }
 
-void JsonWriter::ObjectRawJson(absl::string_view key, absl::string_view json, bool json_is_pretty) {
+void JsonWriter::ObjectRawJson(JsonKey key, absl::string_view json, bool json_is_pretty) {
   MemberPrefix(key);
   AppendSub(json, json_is_pretty);
 }
 
-OutputCursor& JsonWriter::ObjectRawValue(absl::string_view key) {
+OutputCursor& JsonWriter::ObjectRawValue(JsonKey key) {
   MemberPrefix(key);
   return cursor_;
 }
 
-void JsonWriter::ObjectBeginObject(absl::string_view key) {
+OutputCursor& JsonWriter::ObjectRawMembers() {
+  assert(!open_.empty() && open_.back() == '{' && !pretty_);
+  MaybeComma();
+  return cursor_;
+}
+
+void JsonWriter::ObjectBeginObject(JsonKey key) {
   MemberPrefix(key);
   Begin('{', pretty_);
 }
 
-void JsonWriter::ObjectBeginArray(absl::string_view key) {
+void JsonWriter::ObjectBeginArray(JsonKey key) {
   MemberPrefix(key);
   Begin('[', pretty_);
 }

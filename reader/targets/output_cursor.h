@@ -30,7 +30,7 @@ namespace tracewire::targets {
 class OutputCursor {
  public:
   // The least the string grows by when a write needs room.
-  static constexpr size_t kChunk = 512;
+  static constexpr size_t kChunk = 256;
 
   // Writes after what *out holds; `out` must outlive the cursor.
   explicit OutputCursor(std::string* out) : out_(out) {}
