@@ -6,16 +6,17 @@ namespace tracewire::targets {
 
 absl::string_view JsonStringCache::Miss(Entry& entry, absl::string_view value) {
   ++misses_;
+  const absl::string_view text = transform_ == nullptr ? value : transform_(value, &transformed_);
   if (value.size() > kMaxCachedSize) {
     uncached_.clear();
-    AppendJsonString(value, &uncached_);
+    AppendJsonString(text, &uncached_);
     return uncached_;
   }
   entry.data = value.data();
   entry.size = value.size();
   entry.original.assign(value.data(), value.size());
   entry.quoted.clear();
-  AppendJsonString(value, &entry.quoted);
+  AppendJsonString(text, &entry.quoted);
   return entry.quoted;
 }
 

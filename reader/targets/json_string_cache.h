@@ -24,8 +24,15 @@ class JsonStringCache {
   // Strings longer than this are not cached (Quoted escapes them into a scratch buffer).
   static constexpr size_t kMaxCachedSize = 256;
 
-  // `value` quoted and escaped exactly as AppendJsonString writes it. The view is valid
-  // until the next call.
+  // A rewrite applied to each string before it is escaped (ValidUtf8 for the exporters):
+  // returns `text` or the rewritten text, which it may keep in *scratch.
+  using Transform = absl::string_view (*)(absl::string_view text, std::string* scratch);
+
+  // Escapes the strings as they are (`transform` nullptr), or what `transform` makes of them.
+  explicit JsonStringCache(Transform transform = nullptr) : transform_(transform) {}
+
+  // `value` (passed through the transform, if any) quoted and escaped exactly as
+  // AppendJsonString writes it. The view is valid until the next call.
   absl::string_view Quoted(absl::string_view value) {
     if (value.empty()) return "\"\"";
     Entry& entry = slots_[SlotOf(value.data())];
@@ -83,7 +90,9 @@ class JsonStringCache {
 
   absl::string_view Miss(Entry& entry, absl::string_view value);
 
+  Transform transform_;
   std::array<Entry, kSlots> slots_;
+  std::string transformed_;  // the transform's scratch
   std::string uncached_;
   uint64_t hits_ = 0;
   uint64_t misses_ = 0;
