@@ -17,13 +17,38 @@
 #include "reader/event.h"
 #include "reader/sid_parts.h"
 #include "reader/targets/json_check.h"
+#include "reader/targets/json_string_cache.h"
 #include "reader/targets/json_writer.h"
+#include "reader/targets/output_cursor.h"
 #include "reader/targets/process_ids.h"
 #include "reader/targets/valid_utf8.h"
 #include "reader/track_model.h"
 
 namespace tracewire::targets {
 namespace {
+
+// AppendChromeMicros through a cursor: `ns` as microseconds with three decimals.
+void PutChromeMicros(int64_t ns, OutputCursor& cursor) {
+  cursor.Reserve(24);  // '-', 17 integer digits at most, '.', 3 decimals
+  char* p = cursor.pos();
+  // The magnitude in unsigned arithmetic: negating INT64_MIN as int64_t would overflow.
+  uint64_t magnitude = static_cast<uint64_t>(ns);
+  if (ns < 0) {
+    *p++ = '-';
+    magnitude = 0 - magnitude;
+  }
+  const uint64_t micros = magnitude / 1000;
+  const uint64_t fraction = magnitude - micros * 1000;
+  cursor.Advance(p);
+  cursor.PutUint(micros);
+  cursor.Reserve(4);
+  p = cursor.pos();
+  p[0] = '.';
+  p[1] = static_cast<char>('0' + fraction / 100);
+  p[2] = static_cast<char>('0' + fraction / 10 % 10);
+  p[3] = static_cast<char>('0' + fraction % 10);
+  cursor.Advance(p + 4);
+}
 
 using reader::Event;
 using reader::EventKind;
@@ -227,10 +252,10 @@ class ChromeFormatter : public Formatter, public reader::TrackListener {
   // and tid.
   void Begin(JsonWriter& jw, const char* ph, absl::string_view name, absl::string_view cat,
              int64_t pid, int64_t tid, int64_t ts);
-  void RawMicros(JsonWriter& jw, absl::string_view key, int64_t ns);
+  void RawMicros(JsonWriter& jw, JsonKey key, int64_t ns);
   void Metadata(const char* what, const Process& p, int64_t tid, const char* key,
                 absl::string_view text, std::optional<int64_t> number, std::string* out);
-  void Str(JsonWriter& jw, absl::string_view key, absl::string_view value);
+  void Str(JsonWriter& jw, JsonKey key, absl::string_view value);
   void StrList(JsonWriter& jw, absl::string_view key, const std::vector<absl::string_view>& list,
                absl::string_view first = {});
 
@@ -280,7 +305,8 @@ class ChromeFormatter : public Formatter, public reader::TrackListener {
   absl::flat_hash_map<std::string, int64_t> frame_ids_;
   std::string scratch_;
   std::string name_;
-  std::string number_;
+  // The quoted (and UTF-8-repaired) names and categories of the events' first members.
+  JsonStringCache strings_{ValidUtf8};
 };
 
 int64_t ChromeFormatter::RelativeNs(absl::Time t) {
@@ -337,7 +363,7 @@ int64_t ChromeFormatter::StackId(absl::Span<const reader::SymbolFrame> stack) {
   return parent;
 }
 
-void ChromeFormatter::Str(JsonWriter& jw, absl::string_view key, absl::string_view value) {
+void ChromeFormatter::Str(JsonWriter& jw, JsonKey key, absl::string_view value) {
   jw.ObjectString(key, ValidUtf8(value, &scratch_));
 }
 
@@ -349,10 +375,8 @@ void ChromeFormatter::StrList(JsonWriter& jw, absl::string_view key,
   jw.End();
 }
 
-void ChromeFormatter::RawMicros(JsonWriter& jw, absl::string_view key, int64_t ns) {
-  number_.clear();
-  AppendChromeMicros(ns, &number_);
-  jw.ObjectRawJson(key, number_, false);
+void ChromeFormatter::RawMicros(JsonWriter& jw, JsonKey key, int64_t ns) {
+  PutChromeMicros(ns, jw.ObjectRawValue(key));
 }
 
 bool ChromeFormatter::StartObject(std::string* out) {
@@ -366,12 +390,22 @@ bool ChromeFormatter::StartObject(std::string* out) {
 void ChromeFormatter::Begin(JsonWriter& jw, const char* ph, absl::string_view name,
                             absl::string_view cat, int64_t pid, int64_t tid, int64_t ts) {
   jw.BeginObject();
-  Str(jw, "name", name);
-  if (!cat.empty()) Str(jw, "cat", cat);
-  jw.ObjectString("ph", ph);
-  RawMicros(jw, "ts", ts);
-  jw.ObjectInt("pid", pid);
-  jw.ObjectInt("tid", tid);
+  // Written straight through the cursor: these members start every event.
+  OutputCursor& cursor = jw.ObjectRawMembers();
+  cursor.PutLiteral("\"name\":");
+  cursor.Put(strings_.Quoted(name));
+  if (!cat.empty()) {
+    cursor.PutLiteral(",\"cat\":");
+    cursor.Put(strings_.Quoted(cat));
+  }
+  cursor.PutLiteral(",\"ph\":");
+  PutJsonString(ph, cursor);
+  cursor.PutLiteral(",\"ts\":");
+  PutChromeMicros(ts, cursor);
+  cursor.PutLiteral(",\"pid\":");
+  cursor.PutInt(pid);
+  cursor.PutLiteral(",\"tid\":");
+  cursor.PutInt(tid);
 }
 
 void ChromeFormatter::Metadata(const char* what, const Process& p, int64_t tid, const char* key,
@@ -386,9 +420,9 @@ void ChromeFormatter::Metadata(const char* what, const Process& p, int64_t tid, 
   jw.ObjectInt("tid", tid);
   jw.ObjectBeginObject("args");
   if (number.has_value()) {
-    jw.ObjectInt(key, *number);
+    jw.ObjectInt(absl::string_view(key), *number);
   } else {
-    Str(jw, key, text);
+    Str(jw, absl::string_view(key), text);
   }
   jw.End();
   jw.End();
@@ -1056,15 +1090,8 @@ void ChromeFormatter::WriteProfiles(std::string* out) {
 }  // namespace
 
 void AppendChromeMicros(int64_t ns, std::string* out) {
-  // The magnitude in unsigned arithmetic: negating INT64_MIN as int64_t would overflow.
-  uint64_t magnitude = static_cast<uint64_t>(ns);
-  if (ns < 0) {
-    out->push_back('-');
-    magnitude = 0 - magnitude;
-  }
-  const uint64_t fraction = magnitude % 1000;
-  absl::StrAppend(out, magnitude / 1000, ".", fraction < 100 ? "0" : "", fraction < 10 ? "0" : "",
-                  fraction);
+  OutputCursor cursor(out);
+  PutChromeMicros(ns, cursor);
 }
 
 std::unique_ptr<Formatter> MakeChromeFormatter(const FormatterOptions& options) {

@@ -8,6 +8,7 @@
 #include "absl/strings/string_view.h"
 #include "reader/event.h"
 #include "reader/targets/formatter.h"
+#include "reader/targets/json_string_cache.h"
 #include "reader/targets/time_text.h"
 
 namespace tracewire::targets {
@@ -44,7 +45,7 @@ class EventTarget : public Formatter {
   int version_;
   bool stacks_;
   TimeText time_text_{TimeText::Style::kUtcDateTime};
-  std::string scratch_;
+  JsonStringCache strings_;  // sid, thread, file, category, label
 };
 
 }  // namespace tracewire::targets

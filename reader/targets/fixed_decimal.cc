@@ -1,5 +1,6 @@
 #include "reader/targets/fixed_decimal.h"
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -65,38 +66,94 @@ char* WriteDigits(uint64_t value, char* end) {
   return end;
 }
 
+// "00" "01" ... "99": two digits per table lookup.
+constexpr auto kDigitPairs = [] {
+  std::array<char, 200> pairs{};
+  for (int i = 0; i < 100; ++i) {
+    pairs[2 * i] = static_cast<char>('0' + i / 10);
+    pairs[2 * i + 1] = static_cast<char>('0' + i % 10);
+  }
+  return pairs;
+}();
+
+// Writes the last `digits` decimal digits of `value` at `p` (leading zeros included).
+inline void WriteDigitsExactly(uint64_t value, int digits, char* p) {
+  char* end = p + digits;
+  for (; digits >= 2; digits -= 2) {
+    end -= 2;
+    std::memcpy(end, &kDigitPairs[2 * (value % 100)], 2);
+    value /= 100;
+  }
+  if (digits == 1) end[-1] = static_cast<char>('0' + value % 10);
+}
+
+// Number of decimal digits of `value` (1 for 0).
+inline int DigitCount(uint64_t value) {
+  int digits = 1;
+  for (; value >= 100; value /= 100) digits += 2;
+  return digits + (value >= 10 ? 1 : 0);
+}
+
+// Writes the fast path's text of `value` (|value| < 2^32, 0 <= precision <= 9) at `p`
+// (room for 32 bytes); returns the end. `kPrecision` >= 0 fixes the precision when compiled
+// (the divisions by 10^precision become multiplications); -1 takes `precision`.
+template <int kPrecision>
+char* WriteFixedFast(double value, int precision, char* p) {
+  if constexpr (kPrecision >= 0) precision = kPrecision;
+  const bool negative = std::signbit(value);
+  const uint64_t scaled = ScaledRounded(std::fabs(value), precision);
+  const uint64_t unit = kPrecision >= 0 ? kPow10[kPrecision] : kPow10[precision];
+  const uint64_t integer = scaled / unit;
+  if (negative) *p++ = '-';
+  const int integer_digits = DigitCount(integer);
+  WriteDigitsExactly(integer, integer_digits, p);
+  p += integer_digits;
+  if (precision > 0) {
+    *p++ = '.';
+    WriteDigitsExactly(scaled - integer * unit, precision, p);
+    p += precision;
+  }
+  return p;
+}
+
+// WriteFixedFast with the git targets' precision (6) fixed when compiled.
+char* WriteFixedFastAnyPrecision(double value, int precision, char* p) {
+  return precision == 6 ? WriteFixedFast<6>(value, 6, p) : WriteFixedFast<-1>(value, precision, p);
+}
+
+bool FastPathFits(double value, int precision) {
+  return std::fabs(value) < kMaxFastValue && precision <= kMaxFastPrecision;
+}
+
 }  // namespace
 
 void AppendFixedPadded(double value, int width, int precision, std::string* out) {
   if (precision < 0) precision = 6;  // printf ignores a negative precision
-  if (!(std::fabs(value) < kMaxFastValue) || precision > kMaxFastPrecision) {
+  if (!FastPathFits(value, precision)) {
     AppendWithPrintf(value, width, precision, out);
     return;
   }
-  const bool negative = std::signbit(value);
-  const uint64_t scaled = ScaledRounded(std::fabs(value), precision);
-  const uint64_t unit = kPow10[precision];
   // Sign, up to 10 integer digits, point, up to 9 decimals.
   char buffer[32];
-  char* const end = buffer + sizeof(buffer);
-  char* p = end;
-  if (precision > 0) {
-    uint64_t fraction = scaled % unit;
-    for (int i = 0; i < precision; ++i) {
-      *--p = static_cast<char>('0' + fraction % 10);
-      fraction /= 10;
-    }
-    *--p = '.';
-  }
-  p = WriteDigits(scaled / unit, p);
-  if (negative) *--p = '-';
-  const int length = static_cast<int>(end - p);
+  const int length =
+      static_cast<int>(WriteFixedFastAnyPrecision(value, precision, buffer) - buffer);
   if (length < width) out->append(static_cast<size_t>(width - length), ' ');
-  out->append(p, static_cast<size_t>(length));
+  out->append(buffer, static_cast<size_t>(length));
 }
 
 void AppendFixed(double value, int precision, std::string* out) {
   AppendFixedPadded(value, 0, precision, out);
+}
+
+void PutFixed(double value, int precision, OutputCursor& cursor) {
+  if (precision < 0) precision = 6;
+  if (!FastPathFits(value, precision)) {
+    cursor.Commit();
+    AppendWithPrintf(value, 0, precision, cursor.out());
+    return;
+  }
+  cursor.Reserve(32);
+  cursor.Advance(WriteFixedFastAnyPrecision(value, precision, cursor.pos()));
 }
 
 }  // namespace tracewire::targets

@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "reader/targets/output_cursor.h"
+
 namespace tracewire::targets {
 
 // Appends `value` as printf("%.*f", precision, value) writes it (precision >= 0).
@@ -15,6 +17,9 @@ void AppendFixed(double value, int precision, std::string* out);
 // Appends `value` as printf("%*.*f", width, precision, value) writes it: right-aligned,
 // padded with spaces on the left to at least `width` bytes.
 void AppendFixedPadded(double value, int width, int precision, std::string* out);
+
+// AppendFixed through a cursor.
+void PutFixed(double value, int precision, OutputCursor& cursor);
 
 }  // namespace tracewire::targets
 

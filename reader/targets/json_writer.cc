@@ -2,7 +2,6 @@
 
 #include <array>
 #include <cassert>
-#include <charconv>
 #include <cstdint>
 #include <cstring>
 
@@ -30,15 +29,8 @@ constexpr std::array<char, 256> MakeEscapeTable() {
 }
 constexpr std::array<char, 256> kEscape = MakeEscapeTable();
 
-void AppendInt(int64_t value, std::string* out) {
-  char buffer[24];
-  const char* end = std::to_chars(buffer, buffer + sizeof(buffer), value).ptr;
-  out->append(buffer, end - buffer);
-}
-
-// Fast paths: most strings need no escape and are short, so a member is assembled in a
-// small buffer and appended at once.
-constexpr size_t kShort = 120;
+// Keys longer than this take the general path (a key is nearly always a short literal).
+constexpr size_t kShortKey = 120;
 
 #if defined(__SSE2__)
 // True if a byte of `v` is below 0x20, '"' or '\\'.
@@ -110,43 +102,43 @@ inline bool IsPlain(absl::string_view value) {
 #endif
 }
 
-// Writes `"value"` at `p` (room for value.size() + 2 bytes); returns the end.
-inline char* PutQuoted(absl::string_view value, char* p) {
-  *p++ = '"';
-  if (!value.empty()) std::memcpy(p, value.data(), value.size());  // data() may be null
-  p += value.size();
-  *p++ = '"';
-  return p;
-}
-
 }  // namespace
 
-void AppendJsonString(absl::string_view value, std::string* out) {
-  if (value.size() <= kShort && IsPlain(value)) {
-    char buffer[kShort + 2];
-    out->append(buffer, PutQuoted(value, buffer) - buffer);
+void PutJsonString(absl::string_view value, OutputCursor& cursor) {
+  if (IsPlain(value)) {
+    cursor.Reserve(value.size() + 2);
+    char* p = cursor.pos();
+    *p++ = '"';
+    p = OutputCursor::CopyBytes(value.data(), value.size(), p);
+    *p++ = '"';
+    cursor.Advance(p);
     return;
   }
-  out->push_back('"');
+  cursor.Put('"');
   const char* p = value.data();
   const char* const end = p + value.size();
   while (p < end) {
     const char* run = p;
     while (p < end && kEscape[static_cast<unsigned char>(*p)] == 0) ++p;
-    if (p > run) out->append(run, p - run);
+    if (p > run) cursor.PutBytes(run, p - run);
     if (p == end) break;
     const unsigned char c = static_cast<unsigned char>(*p++);
     const char escape = kEscape[c];
     if (escape == 'u') {
       static constexpr char kHex[] = "0123456789abcdef";
       const char text[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xf]};
-      out->append(text, sizeof(text));
+      cursor.PutBytes(text, sizeof(text));
     } else {
       const char text[2] = {'\\', escape};
-      out->append(text, sizeof(text));
+      cursor.PutBytes(text, sizeof(text));
     }
   }
-  out->push_back('"');
+  cursor.Put('"');
+}
+
+void AppendJsonString(absl::string_view value, std::string* out) {
+  OutputCursor cursor(out);
+  PutJsonString(value, cursor);
 }
 
 void AppendCompactedJson(absl::string_view json, std::string* out) {
@@ -163,13 +155,13 @@ void AppendCompactedJson(absl::string_view json, std::string* out) {
   }
 }
 
-JsonWriter::JsonWriter() : out_(&own_), start_(0) {}
+JsonWriter::JsonWriter() : cursor_(&own_), start_(0) {}
 
-JsonWriter::JsonWriter(std::string* out) : out_(out), start_(out->size()) {}
+JsonWriter::JsonWriter(std::string* out) : cursor_(out), start_(out->size()) {}
 
 void JsonWriter::Begin(char open, bool pretty) {
   pretty_ = pretty;
-  out_->push_back(open);
+  cursor_.Put(open);
   open_.push_back(open);
   need_comma_ = false;
 }
@@ -179,35 +171,43 @@ void JsonWriter::BeginArray(bool pretty) { Begin('[', pretty); }
 
 void JsonWriter::MaybeComma() {
   if (need_comma_) {
-    out_->push_back(',');
+    cursor_.Put(',');
   } else {
     need_comma_ = true;
   }
 }
 
 void JsonWriter::NewlineAndIndent() {
-  out_->push_back('\n');
-  out_->append(2 * open_.size(), ' ');
+  cursor_.Put('\n');
+  cursor_.PutRepeated(' ', 2 * open_.size());
 }
 
-char* JsonWriter::ShortPrefix(absl::string_view key, char* buffer) {
+inline void JsonWriter::MemberPrefix(JsonKey key) {
   assert(!open_.empty() && open_.back() == '{');
-  if (pretty_ || key.size() > kShort || !IsPlain(key)) return nullptr;
-  char* p = buffer;
-  if (need_comma_) *p++ = ',';
+  const absl::string_view text = key.text();
+  if (pretty_ || !(key.known_plain() || (text.size() <= kShortKey && IsPlain(text)))) {
+    SlowMemberPrefix(text);
+    return;
+  }
+  // ',' '"' key '"' ':'
+  cursor_.Reserve(text.size() + 4);
+  char* p = cursor_.pos();
+  *p = ',';
+  p += need_comma_ ? 1 : 0;
   need_comma_ = true;
-  p = PutQuoted(key, p);
+  *p++ = '"';
+  p = OutputCursor::CopyBytes(text.data(), text.size(), p);
+  *p++ = '"';
   *p++ = ':';
-  return p;
+  cursor_.Advance(p);
 }
 
-void JsonWriter::MemberPrefix(absl::string_view key) {
-  assert(!open_.empty() && open_.back() == '{');
+void JsonWriter::SlowMemberPrefix(absl::string_view key) {
   MaybeComma();
   if (pretty_) NewlineAndIndent();
-  AppendJsonString(key, out_);
-  out_->push_back(':');
-  if (pretty_) out_->push_back(' ');
+  PutJsonString(key, cursor_);
+  cursor_.Put(':');
+  if (pretty_) cursor_.Put(' ');
 }
 
 void JsonWriter::ElementPrefix() {
@@ -221,62 +221,60 @@ void JsonWriter::AppendSub(absl::string_view json, bool json_is_pretty) {
     // increase_indent: every line of the sub-value moves right by the current indentation.
     const size_t indent = 2 * open_.size();
     for (char c : json) {
-      out_->push_back(c);
-      if (c == '\n') out_->append(indent, ' ');
+      cursor_.Put(c);
+      if (c == '\n') cursor_.PutRepeated(' ', indent);
     }
     return;
   }
   if (!pretty_ && json_is_pretty) {
-    AppendCompactedJson(json, out_);
-    return;
-  }
-  out_->append(json.data(), json.size());
-}
-
-void JsonWriter::ObjectString(absl::string_view key, absl::string_view value) {
-  char buffer[2 * kShort + 8];
-  if (value.size() <= kShort && IsPlain(value)) {
-    if (char* p = ShortPrefix(key, buffer); p != nullptr) {
-      out_->append(buffer, PutQuoted(value, p) - buffer);
-      return;
+    size_t i = 0;
+    while (i < json.size()) {
+      const size_t newline = json.find('\n', i);
+      if (newline == absl::string_view::npos) {
+        cursor_.PutBytes(json.data() + i, json.size() - i);
+        return;
+      }
+      cursor_.PutBytes(json.data() + i, newline - i);
+      i = newline + 1;
+      while (i < json.size() && json[i] == ' ') ++i;
     }
-  }
-  MemberPrefix(key);
-  AppendJsonString(value, out_);
-}
-
-void JsonWriter::ObjectInt(absl::string_view key, int64_t value) {
-  char buffer[kShort + 32];
-  if (char* p = ShortPrefix(key, buffer); p != nullptr) {
-    p = std::to_chars(p, buffer + sizeof(buffer), value).ptr;
-    out_->append(buffer, p - buffer);
     return;
   }
+  cursor_.Put(json);
+}
+
+void JsonWriter::ObjectString(JsonKey key, absl::string_view value) {
   MemberPrefix(key);
-  AppendInt(value, out_);
+  PutJsonString(value, cursor_);
 }
 
-void JsonWriter::ObjectDouble(absl::string_view key, int precision, double value) {
-  char buffer[kShort + 8];
-  if (char* p = ShortPrefix(key, buffer); p != nullptr) {
-    out_->append(buffer, p - buffer);
-  } else {
-    MemberPrefix(key);
-  }
-  AppendFixed(value, precision < 0 ? 6 : precision, out_);
-}
-
-void JsonWriter::ObjectTrue(absl::string_view key) {
+void JsonWriter::ObjectRepeatedString(JsonKey key, absl::string_view value,
+                                      JsonStringCache& cache) {
   MemberPrefix(key);
-  out_->append("true");
+  cursor_.Put(cache.Quoted(value));
 }
 
-void JsonWriter::ObjectFalse(absl::string_view key) {
+void JsonWriter::ObjectInt(JsonKey key, int64_t value) {
   MemberPrefix(key);
-  out_->append("false");
+  cursor_.PutInt(value);
 }
 
-void JsonWriter::ObjectBool(absl::string_view key, bool value) {
+void JsonWriter::ObjectDouble(JsonKey key, int precision, double value) {
+  MemberPrefix(key);
+  PutFixed(value, precision < 0 ? 6 : precision, cursor_);
+}
+
+void JsonWriter::ObjectTrue(JsonKey key) {
+  MemberPrefix(key);
+  cursor_.PutLiteral("true");
+}
+
+void JsonWriter::ObjectFalse(JsonKey key) {
+  MemberPrefix(key);
+  cursor_.PutLiteral("false");
+}
+
+void JsonWriter::ObjectBool(JsonKey key, bool value) {
   if (value) {
     ObjectTrue(key);
   } else {
@@ -284,55 +282,66 @@ void JsonWriter::ObjectBool(absl::string_view key, bool value) {
   }
 }
 
-void JsonWriter::ObjectNull(absl::string_view key) {
+void JsonWriter::ObjectNull(JsonKey key) {
   MemberPrefix(key);
-  out_->append("null");
+  cursor_.PutLiteral("null");
 }
 
-void JsonWriter::ObjectSubJson(absl::string_view key, const JsonWriter& sub) {
+void JsonWriter::ObjectSubJson(JsonKey key, const JsonWriter& sub) {
   assert(sub.IsTerminated());
   MemberPrefix(key);
   AppendSub(sub.json(), sub.pretty());
 }
 
-void JsonWriter::ObjectRawJson(absl::string_view key, absl::string_view json, bool json_is_pretty) {
+void JsonWriter::ObjectRawJson(JsonKey key, absl::string_view json, bool json_is_pretty) {
   MemberPrefix(key);
   AppendSub(json, json_is_pretty);
 }
 
-void JsonWriter::ObjectBeginObject(absl::string_view key) {
+OutputCursor& JsonWriter::ObjectRawValue(JsonKey key) {
+  MemberPrefix(key);
+  return cursor_;
+}
+
+OutputCursor& JsonWriter::ObjectRawMembers() {
+  assert(!open_.empty() && open_.back() == '{' && !pretty_);
+  MaybeComma();
+  return cursor_;
+}
+
+void JsonWriter::ObjectBeginObject(JsonKey key) {
   MemberPrefix(key);
   Begin('{', pretty_);
 }
 
-void JsonWriter::ObjectBeginArray(absl::string_view key) {
+void JsonWriter::ObjectBeginArray(JsonKey key) {
   MemberPrefix(key);
   Begin('[', pretty_);
 }
 
 void JsonWriter::ArrayString(absl::string_view value) {
   ElementPrefix();
-  AppendJsonString(value, out_);
+  PutJsonString(value, cursor_);
 }
 
 void JsonWriter::ArrayInt(int64_t value) {
   ElementPrefix();
-  AppendInt(value, out_);
+  cursor_.PutInt(value);
 }
 
 void JsonWriter::ArrayDouble(int precision, double value) {
   ElementPrefix();
-  AppendFixed(value, precision < 0 ? 6 : precision, out_);
+  PutFixed(value, precision < 0 ? 6 : precision, cursor_);
 }
 
 void JsonWriter::ArrayTrue() {
   ElementPrefix();
-  out_->append("true");
+  cursor_.PutLiteral("true");
 }
 
 void JsonWriter::ArrayFalse() {
   ElementPrefix();
-  out_->append("false");
+  cursor_.PutLiteral("false");
 }
 
 void JsonWriter::ArrayBool(bool value) {
@@ -345,7 +354,7 @@ void JsonWriter::ArrayBool(bool value) {
 
 void JsonWriter::ArrayNull() {
   ElementPrefix();
-  out_->append("null");
+  cursor_.PutLiteral("null");
 }
 
 void JsonWriter::ArraySubJson(const JsonWriter& sub) {
@@ -376,7 +385,9 @@ void JsonWriter::End() {
   open_.pop_back();
   need_comma_ = true;
   if (pretty_) NewlineAndIndent();
-  out_->push_back(open == '{' ? '}' : ']');
+  cursor_.Put(open == '{' ? '}' : ']');
+  // The outermost value is complete: the string holds exactly the text.
+  if (open_.empty()) cursor_.Commit();
 }
 
 }  // namespace tracewire::targets

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "reader/targets/output_cursor.h"
 
 namespace tracewire::targets {
 
@@ -24,8 +25,13 @@ class TimeText {
   // values are) and whose fields are read in UTC (kTimeOfDay callers pass
   // Event::local_time(), the UTC time shifted by the UTC offset).
   void Append(absl::Time t, std::string* out);
+  // Append through a cursor.
+  void Put(absl::Time t, OutputCursor& cursor);
 
  private:
+  // Sets cached_text_ to the text of `second` (Unix seconds) unless it holds it already.
+  void CacheSecond(int64_t second);
+
   Style style_;
   int64_t cached_second_ = std::numeric_limits<int64_t>::min();
   std::string cached_text_;  // the text up to the seconds, for cached_second_
