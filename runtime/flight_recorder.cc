@@ -25,6 +25,17 @@ constexpr uint64_t kMinFlightGenerationBytes = 64 * 1024;
 // How many cuts a dump makes at most to end with a kept generation (see FlightRecorderDump).
 constexpr int kDumpCutAttempts = 3;
 
+// True unless the newest generation closed so far is missing from the ring (dropped).
+// Requires advance_mu.
+bool NewestClosedGenerationKept(const Session& s) {
+  const uint64_t word = g_gen_word.load(std::memory_order_acquire);
+  if ((word & kClosed) != 0) return true;  // no generation can be cut any more
+  const uint64_t newest_closed = (word >> 2) - 1;
+  if (newest_closed == 0) return true;
+  const size_t kept = s.flight_ring.size();
+  return kept != 0 && s.flight_ring.Get(kept - 1).gen == newest_closed;
+}
+
 void DumpSignalHandler(int) {
   Session& s = GetSession();
   // After fork() the child shares the parent's eventfd: never wake the parent's dumper.
@@ -173,15 +184,14 @@ int FlightRecorderDump() {
   if (s.emergency.load()) return -1;
   AdvanceLock advance_lock(s);
   // The generation being filled joins the ring first (the threads wait only for this cut).
-  // If it is dropped (it outgrew its memory limit or the ring), the dump would end with the
-  // generation before it and hide the loss of the newest events: one more cut, of what
-  // was recorded meanwhile and at least the threads' re-statements, makes the dropped
-  // number a gap the reader reports. That one is small; it is tried a few times.
-  for (int attempt = 0; attempt < kDumpCutAttempts; ++attempt) {
-    if (AdvanceGenerationLocked(/*final=*/false, /*even_if_empty=*/attempt > 0) !=
-        CutResult::kDropped) {
-      break;
-    }
+  AdvanceGenerationLocked(/*final=*/false);
+  // If the newest generation closed was dropped (it outgrew its memory limit or the ring),
+  // by this cut or by an earlier one with nothing recorded since, the dump would end with
+  // an older generation and hide the loss of the newest events. One more cut, of what was
+  // recorded meanwhile and at least the threads' re-statements, makes the dropped number a
+  // gap the reader reports. That one is small; it is tried a few times.
+  for (int attempt = 1; attempt < kDumpCutAttempts && !NewestClosedGenerationKept(s); ++attempt) {
+    AdvanceGenerationLocked(/*final=*/false, /*even_if_empty=*/true);
   }
   const bool ok = BeginFlightDumpLocked(s);
   EndFlightDumpLocked(s);

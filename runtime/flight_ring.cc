@@ -33,12 +33,12 @@ void FlightRing::PopOldest() {
   --count_;
 }
 
-bool FlightRing::Store(uint64_t gen, const iovec* pieces, int count) {
+void FlightRing::Store(uint64_t gen, const iovec* pieces, int count) {
   size_t size = 0;
   for (int i = 0; i < count; ++i) size += pieces[i].iov_len;
   if (size > capacity_) {
     ++dropped_too_big_;
-    return false;
+    return;
   }
   // Generations lie in the ring oldest first from just after head_, wrapping once: the
   // bytes the new one takes, swept from head_ on, hold the oldest ones.
@@ -60,7 +60,6 @@ bool FlightRing::Store(uint64_t gen, const iovec* pieces, int count) {
   ++count_;
   bytes_ += size;
   head_ = offset + size;
-  return true;
 }
 
 }  // namespace tracewire::runtime

@@ -37,9 +37,9 @@ class FlightRing {
   // Keeps generation `gen`, the concatenation of `pieces`, as the newest one, dropping the
   // oldest generations it needs the room of. A generation larger than the whole ring
   // cannot be kept: it is dropped (the kept ones then skip its number; each generation
-  // decodes on its own) and dropped_too_big() counts it. Returns whether it was kept.
+  // decodes on its own) and dropped_too_big() counts it.
   // Not thread-safe: the caller serialises changes and reads (advance_mu).
-  bool Store(uint64_t gen, const iovec* pieces, int count);
+  void Store(uint64_t gen, const iovec* pieces, int count);
 
   // The number of generations kept, and the i-th oldest (0 = oldest). Async-signal-safe.
   size_t size() const { return count_; }

@@ -185,12 +185,12 @@ void StopAdvancer(Session& s) {
   if (s.advancer.joinable()) s.advancer.join();
 }
 
-CutResult AdvanceGeneration(bool final) {
+void AdvanceGeneration(bool final) {
   AdvanceLock advance_lock(GetSession());
-  return AdvanceGenerationLocked(final);
+  AdvanceGenerationLocked(final);
 }
 
-CutResult AdvanceGenerationLocked(bool final, bool even_if_empty) {
+void AdvanceGenerationLocked(bool final, bool even_if_empty) {
   Session& s = GetSession();
   GenerationFrames finished;
   bool overflowed = false;
@@ -200,7 +200,7 @@ CutResult AdvanceGenerationLocked(bool final, bool even_if_empty) {
   {
     std::lock_guard<std::mutex> registry_lock(s.registry_mu);
     const uint64_t word = g_gen_word.load(std::memory_order_acquire);
-    if ((word & kClosed) != 0) return CutResult::kNothingNew;
+    if ((word & kClosed) != 0) return;
     const uint64_t gen = word >> 2;
     g_gen_word.store(word | kAdvancing, std::memory_order_relaxed);
     HeavyFence();
@@ -227,7 +227,7 @@ CutResult AdvanceGenerationLocked(bool final, bool even_if_empty) {
     }
     if (!anything_new) {
       publish(word);
-      return CutResult::kNothingNew;
+      return;
     }
     // A generation cut on time holds up to generation_bytes, plus the threads' open
     // batches; one far beyond that was cut late.
@@ -286,17 +286,16 @@ CutResult AdvanceGenerationLocked(bool final, bool even_if_empty) {
     // Its first frames were given back (MaybeRequestAdvance): the trace skips its number.
     finished.Release(s.pool);
     if (final) AdvanceGenerationLocked(/*final=*/true);
-    return CutResult::kDropped;
+    return;
   }
   if (s.flight_ring.enabled()) {
-    return s.writer.Keep(&finished, compression, s.flight_ring, s.pool) ? CutResult::kDelivered
-                                                                         : CutResult::kDropped;
+    s.writer.Keep(&finished, compression, s.flight_ring, s.pool);
+    return;
   }
   if (!s.writer.Deliver(&finished, s.file_header, sizeof(s.file_header), compression, s.destination,
                         s.pool)) {
     StopTracingAfterWriteFailure();
   }
-  return CutResult::kDelivered;
 }
 
 }  // namespace tracewire::runtime

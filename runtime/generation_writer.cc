@@ -59,21 +59,19 @@ bool GenerationWriter::Deliver(GenerationFrames* frames, const uint8_t* file_hea
   return ok;
 }
 
-bool GenerationWriter::Keep(GenerationFrames* frames, const CompressionPolicy& compression,
+void GenerationWriter::Keep(GenerationFrames* frames, const CompressionPolicy& compression,
                             FlightRing& ring, BufferPool& pool) {
-  bool kept;
   if (Compress(*frames, compression)) {
     const iovec pieces[] = {{record_, record_size_}, {compressed_.data(), compressed_size_}};
-    kept = ring.Store(frames->gen, pieces, 2);
+    ring.Store(frames->gen, pieces, 2);
   } else {
     pieces_.clear();
     for (Buffer* b = frames->buffers.head; b != nullptr; b = b->next) {
       pieces_.push_back({b->data + b->begin, b->size()});
     }
-    kept = ring.Store(frames->gen, pieces_.data(), static_cast<int>(pieces_.size()));
+    ring.Store(frames->gen, pieces_.data(), static_cast<int>(pieces_.size()));
   }
   frames->Release(pool);
-  return kept;
 }
 
 bool GenerationWriter::Compress(const GenerationFrames& frames,

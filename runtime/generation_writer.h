@@ -55,9 +55,9 @@ class GenerationWriter {
 
   // Keeps `frames`, one complete generation, in `ring` instead of writing it (compressed
   // into one compressed_generation frame as `compression` allows), then returns its
-  // buffers to `pool`. Returns false if the ring could not keep it (larger than the ring).
-  // Not thread-safe: the caller serialises it with deliveries (advance_mu).
-  bool Keep(GenerationFrames* frames, const CompressionPolicy& compression, FlightRing& ring,
+  // buffers to `pool`. Not thread-safe: the caller serialises it with deliveries
+  // (advance_mu).
+  void Keep(GenerationFrames* frames, const CompressionPolicy& compression, FlightRing& ring,
             BufferPool& pool);
 
  private:

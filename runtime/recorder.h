@@ -340,20 +340,12 @@ void OpenGenerationLocked(Session& s, uint64_t gen);
 // so that its process_info can name them. Requires output_mu and tables_mu.
 void InternCommandNameLocked(Session& s, uint64_t gen);
 
-// What became of the generation a cut closed.
-enum class CutResult {
-  kNothingNew,  // nothing was recorded since the last cut: no generation was closed
-  kDelivered,   // written to the destination (or kept in the flight recorder's ring)
-  kDropped,     // dropped: it outgrew its memory limit or the flight recorder's ring
-};
-
 // Closes the current generation and writes it (or keeps it in the flight recorder's
-// ring); with `final`, tracing stops afterwards. With `even_if_empty`, a generation is
-// closed even if nothing was recorded since the last cut (it holds the threads'
-// re-statements).
-CutResult AdvanceGeneration(bool final);
-// The same with advance_mu held by the caller.
-CutResult AdvanceGenerationLocked(bool final, bool even_if_empty = false);
+// ring); with `final`, tracing stops afterwards.
+void AdvanceGeneration(bool final);
+// The same with advance_mu held by the caller. With `even_if_empty`, a generation is closed
+// even if nothing was recorded since the last cut (it holds the threads' re-statements).
+void AdvanceGenerationLocked(bool final, bool even_if_empty = false);
 
 // Called from fatal signal handlers: records `signal` and writes what is buffered.
 void EmergencyFlush(int signo);

@@ -18,11 +18,11 @@
 #include "format/file_header.h"
 #include "format/varint.h"
 #include "gtest/gtest.h"
-#include "tracewire/tracewire.h"
-#include "tracewire/tracewire.hpp"
 #include "tests/runtime/test_scale.h"
 #include "tests/runtime/trace_file.h"
 #include "tests/runtime/traced_child.h"
+#include "tracewire/tracewire.h"
+#include "tracewire/tracewire.hpp"
 
 namespace tracewire::testing {
 namespace {
@@ -364,6 +364,29 @@ TEST(FlightRecorderTest, DumpWhoseNewestGenerationIsDroppedShowsTheGap) {
   const std::vector<int64_t> values = Values(trace);
   ASSERT_EQ(values.size(), 100u);
   EXPECT_EQ(values.back(), 99);
+}
+
+// The same when the dropped generation was cut before the dump (by tw_flush here, as by the
+// background thread's cuts) and nothing was recorded since: the dump's own cut has nothing
+// new, and the dump still shows the gap.
+TEST(FlightRecorderTest, DumpAfterADroppedCutWithNothingNewShowsTheGap) {
+  const std::string dir = MakeTempDir("flight_dropped_before");
+  const int status = RunInChild(FlightEnv(dir, "16K", {{"TRACEWIRE_GENERATION_MS", "60000"}}), [] {
+    tw_initialize();
+    for (int64_t i = 0; i < 100; ++i) tw_data_intmax("test", TW_NO_REPO, "seq", i);
+    tw_flush();  // generation 1: kept
+    for (int64_t i = 100; i < 6000; ++i) tw_data_intmax("test", TW_NO_REPO, "seq", i);
+    tw_flush();  // generation 2: larger than the ring, dropped
+    return tw_flight_recorder_dump() == 0 ? 0 : 10;
+  });
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  const std::vector<std::string> files = FilesIn(dir);
+  ASSERT_EQ(files.size(), 1u);
+  const DecodedTrace trace = ReadDump(dir + "/" + files[0]);
+  std::vector<uint64_t> gens;
+  for (const DecodedGeneration& generation : trace.generations) gens.push_back(generation.gen);
+  EXPECT_EQ(gens, (std::vector<uint64_t>{1, 3}));
+  EXPECT_EQ(Values(trace).size(), 100u);
 }
 
 TEST(FlightRecorderTest, DumpFailsOutsideFlightMode) {
