@@ -339,18 +339,22 @@ TEST(FlightRecorderTest, RingSmallerThanOneGenerationKeepsWhatFits) {
   for (int64_t i = 0; i < 100; ++i) EXPECT_EQ(values[values.size() - 100 + i], kManyEvents + i);
 }
 
-// A dump whose own cut is too large for the ring ends with one more generation after it,
-// so that the dropped one shows as a gap in the generation numbers rather than the dump
-// looking complete with the older generations alone.
-TEST(FlightRecorderTest, DumpWhoseNewestGenerationIsDroppedShowsTheGap) {
-  const std::string dir = MakeTempDir("flight_newest_dropped");
+// Records values 0..99 into a generation the ring keeps (generation 1), then 100..5999
+// (over 16 KiB: more than the ring, less than one thread batch, so nothing is cut on size),
+// cut by tw_flush first if `flush_before_dump`, then dumps. Generation 2 is dropped; the
+// dump must end with one more generation after it (3, the threads' re-statements), so that
+// the loss shows as a gap in the generation numbers rather than the dump looking complete
+// with generation 1 alone.
+void ExpectDroppedNewestGenerationShowsAsAGap(const std::string& name, bool flush_before_dump) {
+  const std::string dir = MakeTempDir(name);
   // One cut a minute: only tw_flush and the dump cut.
-  const int status = RunInChild(FlightEnv(dir, "16K", {{"TRACEWIRE_GENERATION_MS", "60000"}}), [] {
+  const auto env = FlightEnv(dir, "16K", {{"TRACEWIRE_GENERATION_MS", "60000"}});
+  const int status = RunInChild(env, [flush_before_dump] {
     tw_initialize();
     for (int64_t i = 0; i < 100; ++i) tw_data_intmax("test", TW_NO_REPO, "seq", i);
-    tw_flush();  // a small generation the ring keeps
-    // More than the ring, less than one thread batch: nothing is cut on size before the dump.
+    tw_flush();
     for (int64_t i = 100; i < 6000; ++i) tw_data_intmax("test", TW_NO_REPO, "seq", i);
+    if (flush_before_dump) tw_flush();
     return tw_flight_recorder_dump() == 0 ? 0 : 10;
   });
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
@@ -359,34 +363,21 @@ TEST(FlightRecorderTest, DumpWhoseNewestGenerationIsDroppedShowsTheGap) {
   const DecodedTrace trace = ReadDump(dir + "/" + files[0]);
   std::vector<uint64_t> gens;
   for (const DecodedGeneration& generation : trace.generations) gens.push_back(generation.gen);
-  // Generation 2 (values 100..5999, over 16 KiB) was dropped; 3 holds the re-statements.
   EXPECT_EQ(gens, (std::vector<uint64_t>{1, 3}));
   const std::vector<int64_t> values = Values(trace);
   ASSERT_EQ(values.size(), 100u);
   EXPECT_EQ(values.back(), 99);
 }
 
-// The same when the dropped generation was cut before the dump (by tw_flush here, as by the
-// background thread's cuts) and nothing was recorded since: the dump's own cut has nothing
-// new, and the dump still shows the gap.
+// Generation 2 is the dump's own cut.
+TEST(FlightRecorderTest, DumpWhoseNewestGenerationIsDroppedShowsTheGap) {
+  ExpectDroppedNewestGenerationShowsAsAGap("flight_newest_dropped", false);
+}
+
+// Generation 2 was cut before the dump (by tw_flush here, as by the background thread's
+// cuts) and nothing was recorded since: the dump's own cut has nothing new.
 TEST(FlightRecorderTest, DumpAfterADroppedCutWithNothingNewShowsTheGap) {
-  const std::string dir = MakeTempDir("flight_dropped_before");
-  const int status = RunInChild(FlightEnv(dir, "16K", {{"TRACEWIRE_GENERATION_MS", "60000"}}), [] {
-    tw_initialize();
-    for (int64_t i = 0; i < 100; ++i) tw_data_intmax("test", TW_NO_REPO, "seq", i);
-    tw_flush();  // generation 1: kept
-    for (int64_t i = 100; i < 6000; ++i) tw_data_intmax("test", TW_NO_REPO, "seq", i);
-    tw_flush();  // generation 2: larger than the ring, dropped
-    return tw_flight_recorder_dump() == 0 ? 0 : 10;
-  });
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  const std::vector<std::string> files = FilesIn(dir);
-  ASSERT_EQ(files.size(), 1u);
-  const DecodedTrace trace = ReadDump(dir + "/" + files[0]);
-  std::vector<uint64_t> gens;
-  for (const DecodedGeneration& generation : trace.generations) gens.push_back(generation.gen);
-  EXPECT_EQ(gens, (std::vector<uint64_t>{1, 3}));
-  EXPECT_EQ(Values(trace).size(), 100u);
+  ExpectDroppedNewestGenerationShowsAsAGap("flight_dropped_before", true);
 }
 
 TEST(FlightRecorderTest, DumpFailsOutsideFlightMode) {
