@@ -57,15 +57,6 @@ uint64_t ScaledRounded(double magnitude, int precision) {
   return result;
 }
 
-// Writes the decimal digits of `value` ending at `end`; returns the first digit's address.
-char* WriteDigits(uint64_t value, char* end) {
-  do {
-    *--end = static_cast<char>('0' + value % 10);
-    value /= 10;
-  } while (value != 0);
-  return end;
-}
-
 // "00" "01" ... "99": two digits per table lookup.
 constexpr auto kDigitPairs = [] {
   std::array<char, 200> pairs{};

@@ -1,21 +1,6 @@
 #include "reader/targets/time_text.h"
 
 namespace tracewire::targets {
-namespace {
-
-// The second of `t` and the microseconds within it (truncated toward the past).
-void SplitMicros(absl::Time t, int64_t* second, int64_t* micro) {
-  const int64_t micros = absl::ToUnixMicros(t);  // rounds toward the past
-  *second = micros / 1000000;
-  *micro = micros % 1000000;
-  if (*micro < 0) {
-    *micro += 1000000;
-    --*second;
-  }
-}
-
-}  // namespace
-
 void TimeText::CacheSecond(int64_t second) {
   if (second == cached_second_) return;
   cached_second_ = second;
@@ -24,23 +9,18 @@ void TimeText::CacheSecond(int64_t second) {
 }
 
 void TimeText::Append(absl::Time t, std::string* out) {
-  int64_t second, micro;
-  SplitMicros(t, &second, &micro);
-  CacheSecond(second);
-  char text[8] = {'.'};
-  for (int i = 6; i >= 1; --i) {
-    text[i] = static_cast<char>('0' + micro % 10);
-    micro /= 10;
-  }
-  int length = 7;
-  if (style_ == Style::kUtcDateTime) text[length++] = 'Z';
-  out->append(cached_text_);
-  out->append(text, length);
+  OutputCursor cursor(out);
+  Put(t, cursor);
 }
 
 void TimeText::Put(absl::Time t, OutputCursor& cursor) {
-  int64_t second, micro;
-  SplitMicros(t, &second, &micro);
+  const int64_t micros = absl::ToUnixMicros(t);  // rounds toward the past
+  int64_t second = micros / 1000000;
+  int64_t micro = micros % 1000000;
+  if (micro < 0) {
+    micro += 1000000;
+    --second;
+  }
   CacheSecond(second);
   cursor.Reserve(cached_text_.size() + 8);
   char* p = OutputCursor::CopyBytes(cached_text_.data(), cached_text_.size(), cursor.pos());
