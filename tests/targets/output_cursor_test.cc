@@ -165,8 +165,14 @@ std::string Escaped(absl::string_view value) {
 
 TEST(JsonStringCacheTest, RepeatsAreHitsWithTheEscapedText) {
   JsonStringCache cache;
-  const std::string sid = "20261122T015955.975172Z-H0a7c9cdf-P10000";
-  const std::string file = "C:\\src\\git\t\"read-cache\".c";  // needs escapes
+  // Both strings in one buffer, 64 bytes apart: the cache finds a string by its address,
+  // and two separate allocations could share a slot (then each would evict the other).
+  const std::string sid_text = "20261122T015955.975172Z-H0a7c9cdf-P10000";
+  std::string storage = sid_text;
+  storage.resize(64, ' ');
+  storage += "C:\\src\\git\t\"read-cache\".c";  // needs escapes
+  const absl::string_view sid = absl::string_view(storage).substr(0, sid_text.size());
+  const absl::string_view file = absl::string_view(storage).substr(64);
   EXPECT_EQ(cache.Quoted(sid), Escaped(sid));
   EXPECT_EQ(cache.Quoted(file), R"("C:\\src\\git\t\"read-cache\".c")");
   EXPECT_EQ(cache.misses(), 2u);
