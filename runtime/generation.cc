@@ -192,9 +192,10 @@ struct CutGeneration {
   size_t max_compressed = SIZE_MAX;
 };
 
-// Generations cut and not yet written, oldest first: those cut ahead of the compression in
-// progress (CompressionShouldGiveWay). Requires advance_mu.
-constexpr int kMaxQueued = 8;
+// Generations cut and not yet written, oldest first: the one cut ahead of the compression
+// in progress (CompressionShouldGiveWay), or the one that follows a dropped last
+// generation. Requires advance_mu.
+constexpr int kMaxQueued = 2;
 CutGeneration g_queue[kMaxQueued];
 int g_queue_head = 0;
 int g_queue_size = 0;
@@ -290,22 +291,17 @@ bool CutGenerationLocked(Session& s, bool final, bool even_if_empty) {
 }
 
 // The give-way check of a compression under advance_mu. Once the next generation has
-// reached its size limit, it is cut at once and queued behind the one being compressed
-// (so a compression never delays a cut), unless a thread waits for advance_mu (it cuts
-// next). The compression stops only when the queue would pass the generation memory limit
-// or fill up, or on a fatal signal (the emergency path waits for advance_mu).
+// reached its size limit, it is cut at once and queued behind the one being compressed (a
+// compression never delays a cut). If the one after reaches its limit too while that one
+// still waits, the compression falls behind the recording: it stops, and this generation
+// is written uncompressed (so the queue never holds more than one generation, and the
+// generation being filled never outgrows its memory limit for a compression). It also
+// stops on a fatal signal (the emergency path waits for advance_mu).
 bool CompressionShouldGiveWay() {
   Session& s = GetSession();
   if (s.emergency.load(std::memory_order_relaxed)) return true;
-  if (!s.advance_requested.load(std::memory_order_relaxed) ||
-      s.advance_waiters.load(std::memory_order_relaxed) != 0) {
-    return false;
-  }
-  uint64_t queued = 0;
-  for (int i = 0; i < g_queue_size; ++i) {
-    queued += g_queue[(g_queue_head + i) % kMaxQueued].frames.bytes();
-  }
-  if (g_queue_size == kMaxQueued || queued >= GenerationMemoryLimit(s)) return true;
+  if (!s.advance_requested.load(std::memory_order_relaxed)) return false;
+  if (g_queue_size != 0) return true;
   s.advance_requested.store(false, std::memory_order_relaxed);
   CutGenerationLocked(s, /*final=*/false, /*even_if_empty=*/false);
   return false;

@@ -103,8 +103,7 @@ struct Session {
   uint32_t signal_site_index = 0;  // pre-registered: the signal handler cannot allocate
 
   // Output. advance_mu serialises advances and the writes of finished generations; take
-  // it through AdvanceLock (advance_waiters counts the threads waiting for it: a
-  // compression holding it then cuts no generation ahead of them).
+  // it through AdvanceLock (advance_waiters counts the threads waiting for it).
   std::mutex advance_mu;
   std::atomic<int> advance_waiters{0};
   // Generations written or kept uncompressed although TRACEWIRE_COMPRESS asked for
@@ -158,8 +157,7 @@ struct Session {
   int num_counters = 0;
 };
 
-// Holds s.advance_mu for its scope, counted in s.advance_waiters while waiting for it (a
-// compression under the lock then cuts no generation ahead of it: see GiveWayFn).
+// Holds s.advance_mu for its scope, counted in s.advance_waiters while waiting for it.
 class AdvanceLock {
  public:
   explicit AdvanceLock(Session& s) : mu_(s.advance_mu) {

@@ -347,9 +347,9 @@ TEST(RobustnessTest, CompressedGenerations) {
   const std::string plain = ReadFile(OnlyFileIn(plain_dir));
   const std::string zstd = ReadFile(OnlyFileIn(zstd_dir));
 
-  // TRACEWIRE_COMPRESS's promise: every generation is compressed unless the generations
-  // waiting to be written would pass the memory limit (far above this workload), whatever
-  // the machine's load and however many generations the cuts on time make. A tw_flush()
+  // TRACEWIRE_COMPRESS's promise: every generation is compressed unless compression falls a
+  // generation behind the size cuts (this workload never reaches generation_bytes),
+  // whatever the machine's load and however many generations the cuts on time make. A tw_flush()
   // waiting for the compression of the generation before does not make it give up. The
   // raw frames: a header before each generation, then one compressed_generation, smaller
   // than the frames it holds.
@@ -392,13 +392,13 @@ TEST(RobustnessTest, CompressedGenerations) {
 }
 
 // Four threads entering and leaving regions at full speed, with generations cut every
-// 20 ms or 256 KiB: the size cuts come while earlier generations are being compressed.
+// 20 ms or 64 KiB: the size cuts come while earlier generations are being compressed.
 int FourThreadRegionWorkload() {
   tw_initialize();
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([] {
-      for (int i = 0; i < 200000; ++i) {
+      for (int i = 0; i < 200000 / kVolumeDivisor; ++i) {
         tw_region_enter("compress", "busy", TW_NO_REPO);
         tw_region_leave("compress", "busy", TW_NO_REPO);
       }
@@ -413,7 +413,7 @@ TEST(RobustnessTest, CompressionSkippedIsCounted) {
   const int status = RunInChild(ChildEnv({{"TRACEWIRE", dir},
                                           {"TRACEWIRE_COMPRESS", "1"},
                                           {"TRACEWIRE_GENERATION_MS", "20"},
-                                          {"TRACEWIRE_GENERATION_BYTES", "262144"}}),
+                                          {"TRACEWIRE_GENERATION_BYTES", "65536"}}),
                                 FourThreadRegionWorkload);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   absl::StatusOr<DecodedTrace> trace = DecodeTrace(ReadFile(OnlyFileIn(dir)));

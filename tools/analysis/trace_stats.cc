@@ -453,8 +453,8 @@ std::string TraceStats::Render(const std::string& name, size_t top) const {
   if (uncompressed_generations_ != 0) {
     absl::StrAppendFormat(&out,
                           "compression skipped: %d generation(s) written uncompressed although "
-                          "TRACEWIRE_COMPRESS asked for compression (the runtime's memory "
-                          "limit)\n",
+                          "TRACEWIRE_COMPRESS asked for compression (compression fell "
+                          "behind the recording)\n",
                           uncompressed_generations_);
   }
   out += "\nevents by kind:\n";
