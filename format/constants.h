@@ -59,6 +59,11 @@ inline constexpr uint64_t kNoThread = ~uint64_t{0};
 // First event type number of the experimental range.
 inline constexpr uint8_t kFirstExperimentalType = 128;
 
+// The runtime's own `counter` site: with compression asked for, the number of generations
+// before the last that were written uncompressed (recorded at exit when not zero).
+inline constexpr char kRuntimeCategory[] = "tracewire";
+inline constexpr char kUncompressedGenerationsLabel[] = "uncompressed_generations";
+
 }  // namespace tracewire::format
 
 #endif  // TRACEWIRE_FORMAT_CONSTANTS_H_

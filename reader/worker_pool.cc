@@ -26,9 +26,12 @@ std::shared_ptr<const OwnedGeneration> Own(const RawGeneration& framed,
     }
   }
   if (low == nullptr) return owned;
-  owned->bytes = spares->TakeBuffer(high - low);
+  const size_t size = high - low;
+  owned->bytes = spares->TakeBuffer(size);
   char* const copy = owned->bytes.data.get();
-  std::memcpy(copy, low, high - low);
+  // Only empty payloads: a fresh zero-size buffer has no data (a recycled one has, so
+  // whether this happens depends on which buffers the workers gave back first).
+  if (size != 0) std::memcpy(copy, low, size);
   for (Frame& f : owned->raw.frames) {
     if (f.payload.data() == nullptr) continue;
     f.payload = absl::string_view(copy + (f.payload.data() - low), f.payload.size());

@@ -1,4 +1,9 @@
 // The C API of tracewire.h on top of the recorder.
+// tw_initialize_with_sized_fl is defined here: tracewire.h declares it without the weak
+// reference programs use.
+#define TRACEWIRE_RUNTIME_BUILD
+#include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -127,6 +132,33 @@ TRACEWIRE_STARTUP_DATA char g_target_variable[] = "TRACEWIRE";
 using namespace tracewire::runtime;  // NOLINT: C entry points below
 namespace format = tracewire::format;
 
+namespace {
+
+// The size of struct tw_settings in the headers before struct_size (up to flight_on_error),
+// and in the first header with it (a struct_size of 0 stands for that one).
+constexpr size_t kUnsizedSettingsSize = offsetof(tw_settings, categories);
+constexpr size_t kFirstSizedSettingsSize = offsetof(tw_settings, struct_size) + sizeof(size_t);
+
+// The program's settings, `size` bytes of them (the fields this library lacks are left
+// out, those the program lacks take their defaults).
+tw_settings CopySettings(const tw_settings* settings, size_t size) {
+  tw_settings copy{};
+  std::memcpy(&copy, settings, std::min(size, sizeof(tw_settings)));
+  copy.struct_size = sizeof(tw_settings);
+  return copy;
+}
+
+int InitializeWith(const char* file, int line, tw_settings effective) {
+  // The program's own version, else the one the environment gives it.
+  if (effective.app_version == nullptr) effective.app_version = getenv("TRACEWIRE_APP_VERSION");
+  SettingSource program;
+  program.kind = SettingSource::Kind::kProgram;
+  program.name = "target";
+  return Initialize(effective, file, line, program);
+}
+
+}  // namespace
+
 extern "C" {
 
 TRACEWIRE_STARTUP_PATH void tw_initialize_clock(void) { MarkStartTime(); }
@@ -147,13 +179,14 @@ TRACEWIRE_STARTUP_PATH void tw_initialize_fl(const char* file, int line) {
 
 int tw_initialize_with_fl(const char* file, int line, const struct tw_settings* settings) {
   if (settings == nullptr) return -1;
-  tw_settings effective = *settings;
-  // The program's own version, else the one the environment gives it.
-  if (effective.app_version == nullptr) effective.app_version = getenv("TRACEWIRE_APP_VERSION");
-  SettingSource program;
-  program.kind = SettingSource::Kind::kProgram;
-  program.name = "target";
-  return Initialize(effective, file, line, program);
+  return InitializeWith(file, line, CopySettings(settings, kUnsizedSettingsSize));
+}
+
+int tw_initialize_with_sized_fl(const char* file, int line, const struct tw_settings* settings) {
+  if (settings == nullptr) return -1;
+  const size_t size = settings->struct_size == 0 ? kFirstSizedSettingsSize : settings->struct_size;
+  if (size < kFirstSizedSettingsSize) return -1;
+  return InitializeWith(file, line, CopySettings(settings, size));
 }
 
 int tw_is_enabled(void) { return TW_ENABLED(); }

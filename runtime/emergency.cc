@@ -41,14 +41,18 @@ class LockedIf {
 };
 
 // Records the signal on the calling thread unless it was interrupted inside an event.
+// As BeginEvent does, the thread marks itself inside an event first and then reads the
+// generation word: read before the mark, the word could show no advance while an advance
+// began and found the thread outside any event, and the signal event would go into a
+// batch the advance owns.
 void RecordSignal(Session& s, ThreadState* self, int signo) {
   if (self == nullptr || self->in_event.load(std::memory_order_relaxed) != 0) return;
-  const uint64_t word = g_gen_word.load(std::memory_order_acquire);
-  if ((word & (kClosed | kAdvancing)) != 0 || self->gen_word.get() != word) return;
   self->in_event.store(1, std::memory_order_relaxed);
-  std::atomic_signal_fence(std::memory_order_seq_cst);
+  LightFence();
+  const uint64_t word = g_gen_word.load(std::memory_order_acquire);
   // No room and no lock may be taken safely when the batch is full: skip the event.
-  if (self->pos.get() <= BatchLimit(self)) {
+  if ((word & (kClosed | kAdvancing)) == 0 && self->gen_word.get() == word &&
+      self->pos.get() <= BatchLimit(self)) {
     SiteEntry& entry = s.site_registry.Get(s.signal_site_index);
     const uint64_t site = entry.gen_id.load(std::memory_order_acquire);
     if (site != 0 && (site >> 32) == (self->gen.get() & 0xffffffffu)) {
@@ -60,11 +64,12 @@ void RecordSignal(Session& s, ThreadState* self, int signo) {
   self->in_event.store(0, std::memory_order_release);
 }
 
-// Writes the thread's open batch and string records of generation `gen`.
-void WriteThreadBuffers(Session& s, const ThreadState* ts, uint64_t gen) {
+// Writes the thread's open batch (unless not `batch`) and string records of generation
+// `gen`.
+void WriteThreadBuffers(Session& s, const ThreadState* ts, uint64_t gen, bool batch) {
   if (ts->gen.get() != gen) return;
   uint8_t head[kBatchHeaderReserve];
-  const size_t size = ts->pos.get() - BatchBody(ts);
+  const size_t size = batch ? ts->pos.get() - BatchBody(ts) : 0;
   if (size != 0) {
     const size_t n = EncodeBatchHeader(head, *ts, size);
     s.destination.Write(head, n);
@@ -122,8 +127,10 @@ void EmergencyFlush(int signo) {
   // Without the generation's frames so far (or once they were given back: see
   // MaybeRequestAdvance), or without its tables (which the events name), nothing whole can
   // be written: write nothing rather than a generation cut short (the open generation is
-  // then the loss).
-  if (!output || s.filling_overflowed) return;
+  // then the loss). The threads' own string records are tables too: the batches a thread
+  // flushed into the generation name them, and they are reached through the registry (a
+  // cut on another thread holds it while it waits for this one to leave its event).
+  if (!output || !registry || s.filling_overflowed) return;
   LockedIf tables(s.tables_mu, 100);
   if (!tables) return;
   const uint64_t gen = s.filling.gen;
@@ -134,7 +141,7 @@ void EmergencyFlush(int signo) {
     }
   }
   WriteBuffers(s, s.filling.buffers);
-  if (registry) {
+  {
     // Let every other thread finish the event it is in (a bounded wait: a thread stuck
     // inside one keeps its open batch to itself), then write its open batch.
     timespec start;
@@ -150,11 +157,16 @@ void EmergencyFlush(int signo) {
           }
           sched_yield();
         }
-        if (ts->in_event.load(std::memory_order_acquire) != 0) continue;
+        if (ts->in_event.load(std::memory_order_acquire) != 0) {
+          // Its open batch stays its own; its string records (whole up to strings_size)
+          // are written for the batches it flushed before.
+          WriteThreadBuffers(s, ts, gen, /*batch=*/false);
+          continue;
+        }
       }
       // The calling thread's batch holds whole events up to pos even if the signal
       // interrupted an event (pos is published after each one).
-      WriteThreadBuffers(s, ts, gen);
+      WriteThreadBuffers(s, ts, gen, /*batch=*/true);
     }
   }
   for (TableBuffer* table : {&s.sites, &s.stacks, &s.strings}) {

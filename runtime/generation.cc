@@ -66,14 +66,6 @@ void AppendClosingRecords(Session& s, uint64_t gen, uint64_t sid_id, uint64_t na
   s.filling.CopyFrame(records, n, s.pool);
 }
 
-// A compression under advance_mu gives way once the next generation has reached its size
-// limit or another thread waits to cut (a dump, the fatal-signal path, the exit).
-bool CompressionShouldGiveWay() {
-  const Session& s = GetSession();
-  return s.advance_requested.load(std::memory_order_relaxed) ||
-         s.advance_waiters.load(std::memory_order_relaxed) != 0;
-}
-
 // True once the thread's event stream of its generation has begun (its re-statement or
 // thread_start is written): samples may follow.
 bool StreamBegun(const ThreadState* ts) {
@@ -190,112 +182,173 @@ void AdvanceGeneration(bool final) {
   AdvanceGenerationLocked(final);
 }
 
+namespace {
+
+// A generation cut and waiting to be written or kept (requires advance_mu).
+struct CutGeneration {
+  GenerationFrames frames;
+  bool overflowed = false;  // its frames were given back: it is dropped
+  bool final = false;       // cut by the final advance
+  size_t max_compressed = SIZE_MAX;
+};
+
+// Generations cut and not yet written, oldest first: the one cut ahead of the compression
+// in progress (CompressionShouldGiveWay), or the one that follows a dropped last
+// generation. Requires advance_mu.
+constexpr int kMaxQueued = 2;
+CutGeneration g_queue[kMaxQueued];
+int g_queue_head = 0;
+int g_queue_size = 0;
+
+// Closes the generation being filled and opens the next (re-stating every live thread),
+// queueing the closed one; false if tracing is closed or nothing was recorded since the
+// last cut. Requires advance_mu and a free queue slot.
+bool CutGenerationLocked(Session& s, bool final, bool even_if_empty) {
+  CutGeneration& cut = g_queue[(g_queue_head + g_queue_size) % kMaxQueued];
+  std::lock_guard<std::mutex> registry_lock(s.registry_mu);
+  const uint64_t word = g_gen_word.load(std::memory_order_acquire);
+  if ((word & kClosed) != 0) return false;
+  const uint64_t gen = word >> 2;
+  g_gen_word.store(word | kAdvancing, std::memory_order_relaxed);
+  HeavyFence();
+  for (ThreadState* ts : s.threads) {
+    while (ts->in_event.load(std::memory_order_acquire) != 0) sched_yield();
+  }
+  // Every thread is outside an event: the recorder owns all thread states now.
+  std::lock_guard<std::mutex> output_lock(s.output_mu);
+  std::lock_guard<std::mutex> tables_lock(s.tables_mu);
+  // Ends the advance with `next` unless tracing was closed meanwhile (a fatal signal or
+  // a failed write): then it stays closed.
+  auto publish = [&](uint64_t next) {
+    uint64_t expected = word | kAdvancing;
+    g_gen_word.compare_exchange_strong(expected, next, std::memory_order_release,
+                                       std::memory_order_relaxed);
+    g_gen_word.notify_all();  // threads sleeping in CatchUpGeneration
+  };
+  bool anything_new = !s.filling.empty() || final || even_if_empty;
+  for (ThreadState* ts : s.threads) {
+    if (ts->pos.get() != ts->restate_end.get() || ts->batches_flushed.get() != 0 ||
+        (SamplesPending(ts) && StreamBegun(ts))) {
+      anything_new = true;
+    }
+  }
+  if (!anything_new) {
+    publish(word);
+    return false;
+  }
+  // A generation cut on time holds up to generation_bytes, plus the threads' open
+  // batches; one far beyond that was cut late.
+  cut.max_compressed = 2 * s.generation_bytes + s.threads.size() * kBufferSize;
+  for (ThreadState* ts : s.threads) {
+    // Samples of a thread whose stream has not begun wait for its first event.
+    if (ts->samples != nullptr && StreamBegun(ts)) DrainSamplesLocked(s, ts, true);
+    MoveThreadBuffersLocked(s, ts);
+  }
+  const uint64_t sid_id = InternLocked(s, gen, s.sid);
+  const uint64_t name_id = s.has_cmd_name ? InternLocked(s, gen, s.cmd_name) : 0;
+  const uint64_t hierarchy_id = s.has_cmd_name ? InternLocked(s, gen, s.hierarchy) : 0;
+  s.sites.MoveTo(&s.filling, gen, s.pool);
+  s.stacks.MoveTo(&s.filling, gen, s.pool);
+  s.strings.MoveTo(&s.filling, gen, s.pool);
+  AppendClosingRecords(s, gen, sid_id, name_id, hierarchy_id);
+  cut.frames = s.filling;
+  cut.frames.gen = gen;
+  cut.final = final;
+  s.filling = GenerationFrames{};
+  cut.overflowed = s.filling_overflowed;
+  s.filling_overflowed = false;
+  // A dropped generation shows as a gap only before a later one: a dropped last
+  // generation is followed by one more (re-statements and closing records only).
+  const bool last = final && !cut.overflowed;
+
+  // Open the next generation.
+  s.interned.clear();
+  s.stack_ids.clear();
+  s.next_site_id = 0;
+  s.next_string_id.store(1, std::memory_order_relaxed);
+  const uint64_t new_gen = gen + 1;
+  const uint64_t new_word = last ? kClosed : new_gen << 2;
+  s.filling.gen = new_gen;
+  if (!last) {
+    OpenGenerationLocked(s, new_gen);
+    ReconcileTasksLocked(s);
+    for (ThreadState* ts : s.threads) {
+      ts->gen.set(new_gen);
+      ts->gen_word.set(new_word);
+      ts->next_string_id.set(0);
+      ts->string_id_limit.set(0);
+      ts->batches_flushed.set(0);
+      WriteRestatement(ts, true);
+      // The tasks of exited threads: re-stated by the first live thread (main).
+      if (ts == s.threads.front()) WriteTaskRestatementLocked(s, ts, s.orphan_tasks);
+      ts->restate_end.set(ts->pos.get());
+      RearmSampleLimit(ts);
+    }
+  }
+  publish(new_word);
+  ++g_queue_size;
+  return true;
+}
+
+// The give-way check of a compression under advance_mu. Once the next generation has
+// reached its size limit, it is cut at once and queued behind the one being compressed (a
+// compression never delays a cut). If the one after reaches its limit too while that one
+// still waits, the compression falls behind the recording: it stops, and this generation
+// is written uncompressed (so the queue never holds more than one generation, and the
+// generation being filled never outgrows its memory limit for a compression). It also
+// stops on a fatal signal (the emergency path waits for advance_mu).
+bool CompressionShouldGiveWay() {
+  Session& s = GetSession();
+  if (s.emergency.load(std::memory_order_relaxed)) return true;
+  if (!s.advance_requested.load(std::memory_order_relaxed)) return false;
+  if (g_queue_size != 0) return true;
+  s.advance_requested.store(false, std::memory_order_relaxed);
+  CutGenerationLocked(s, /*final=*/false, /*even_if_empty=*/false);
+  return false;
+}
+
+// Writes (or keeps in the flight ring) the queued generations, oldest first. Requires
+// advance_mu.
+void WriteQueuedLocked(Session& s) {
+  CompressionPolicy compression;
+  compression.enabled = s.compress && !s.destination.is_datagram();
+  compression.give_way = CompressionShouldGiveWay;
+  while (g_queue_size != 0) {
+    CutGeneration cut = g_queue[g_queue_head];
+    g_queue[g_queue_head] = CutGeneration{};
+    g_queue_head = (g_queue_head + 1) % kMaxQueued;
+    --g_queue_size;
+    if (cut.overflowed) {
+      // Its first frames were given back (MaybeRequestAdvance): the trace skips its number.
+      cut.frames.Release(s.pool);
+      // The last generation dropped: one more makes the gap show.
+      if (cut.final) CutGenerationLocked(s, /*final=*/true, /*even_if_empty=*/false);
+    } else {
+      compression.max_bytes = cut.max_compressed;
+      bool written = true;
+      if (s.flight_ring.enabled()) {
+        s.writer.Keep(&cut.frames, compression, s.flight_ring, s.pool);
+      } else {
+        written = s.writer.Deliver(&cut.frames, s.file_header, sizeof(s.file_header), compression,
+                                   s.destination, s.pool);
+      }
+      if (!written) StopTracingAfterWriteFailure();
+      if (written && compression.enabled && !s.writer.last_compressed()) {
+        s.uncompressed_generations.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void AdvanceGenerationLocked(bool final, bool even_if_empty) {
   Session& s = GetSession();
-  GenerationFrames finished;
-  bool overflowed = false;
-  CompressionPolicy compression;
-  compression.enabled = s.compress && !(s.flight_ring.enabled() && s.destination.is_datagram());
-  compression.give_way = CompressionShouldGiveWay;
-  {
-    std::lock_guard<std::mutex> registry_lock(s.registry_mu);
-    const uint64_t word = g_gen_word.load(std::memory_order_acquire);
-    if ((word & kClosed) != 0) return;
-    const uint64_t gen = word >> 2;
-    g_gen_word.store(word | kAdvancing, std::memory_order_relaxed);
-    HeavyFence();
-    for (ThreadState* ts : s.threads) {
-      while (ts->in_event.load(std::memory_order_acquire) != 0) sched_yield();
-    }
-    // Every thread is outside an event: the recorder owns all thread states now.
-    std::lock_guard<std::mutex> output_lock(s.output_mu);
-    std::lock_guard<std::mutex> tables_lock(s.tables_mu);
-    // Ends the advance with `next` unless tracing was closed meanwhile (a fatal signal or
-    // a failed write): then it stays closed.
-    auto publish = [&](uint64_t next) {
-      uint64_t expected = word | kAdvancing;
-      g_gen_word.compare_exchange_strong(expected, next, std::memory_order_release,
-                                         std::memory_order_relaxed);
-      g_gen_word.notify_all();  // threads sleeping in CatchUpGeneration
-    };
-    bool anything_new = !s.filling.empty() || final || even_if_empty;
-    for (ThreadState* ts : s.threads) {
-      if (ts->pos.get() != ts->restate_end.get() || ts->batches_flushed.get() != 0 ||
-          (SamplesPending(ts) && StreamBegun(ts))) {
-        anything_new = true;
-      }
-    }
-    if (!anything_new) {
-      publish(word);
-      return;
-    }
-    // A generation cut on time holds up to generation_bytes, plus the threads' open
-    // batches; one far beyond that was cut late.
-    compression.max_bytes = 2 * s.generation_bytes + s.threads.size() * kBufferSize;
-    for (ThreadState* ts : s.threads) {
-      // Samples of a thread whose stream has not begun wait for its first event.
-      if (ts->samples != nullptr && StreamBegun(ts)) DrainSamplesLocked(s, ts, true);
-      MoveThreadBuffersLocked(s, ts);
-    }
-    const uint64_t sid_id = InternLocked(s, gen, s.sid);
-    const uint64_t name_id = s.has_cmd_name ? InternLocked(s, gen, s.cmd_name) : 0;
-    const uint64_t hierarchy_id = s.has_cmd_name ? InternLocked(s, gen, s.hierarchy) : 0;
-    s.sites.MoveTo(&s.filling, gen, s.pool);
-    s.stacks.MoveTo(&s.filling, gen, s.pool);
-    s.strings.MoveTo(&s.filling, gen, s.pool);
-    AppendClosingRecords(s, gen, sid_id, name_id, hierarchy_id);
-    finished = s.filling;
-    finished.gen = gen;
-    s.filling = GenerationFrames{};
-    overflowed = s.filling_overflowed;
-    s.filling_overflowed = false;
-    // A dropped generation shows as a gap only before a later one: a dropped last
-    // generation is followed by one more (re-statements and closing records only).
-    const bool last = final && !overflowed;
-
-    // Open the next generation.
-    s.interned.clear();
-    s.stack_ids.clear();
-    s.next_site_id = 0;
-    s.next_string_id.store(1, std::memory_order_relaxed);
-    const uint64_t new_gen = gen + 1;
-    const uint64_t new_word = last ? kClosed : new_gen << 2;
-    s.filling.gen = new_gen;
-    if (!last) {
-      OpenGenerationLocked(s, new_gen);
-      ReconcileTasksLocked(s);
-      for (ThreadState* ts : s.threads) {
-        ts->gen.set(new_gen);
-        ts->gen_word.set(new_word);
-        ts->next_string_id.set(0);
-        ts->string_id_limit.set(0);
-        ts->batches_flushed.set(0);
-        WriteRestatement(ts, true);
-        // The tasks of exited threads: re-stated by the first live thread (main).
-        if (ts == s.threads.front()) WriteTaskRestatementLocked(s, ts, s.orphan_tasks);
-        ts->restate_end.set(ts->pos.get());
-        RearmSampleLimit(ts);
-      }
-    }
-    publish(new_word);
-  }
+  if (!CutGenerationLocked(s, final, even_if_empty)) return;
   // Write with the threads running again, after making sure they have buffers to go on
   // with while this thread writes.
   if (!final && s.pool.WantsRefill() && s.refill_requested.exchange(false)) s.pool.Refill();
-  if (overflowed) {
-    // Its first frames were given back (MaybeRequestAdvance): the trace skips its number.
-    finished.Release(s.pool);
-    if (final) AdvanceGenerationLocked(/*final=*/true);
-    return;
-  }
-  if (s.flight_ring.enabled()) {
-    s.writer.Keep(&finished, compression, s.flight_ring, s.pool);
-    return;
-  }
-  if (!s.writer.Deliver(&finished, s.file_header, sizeof(s.file_header), compression, s.destination,
-                        s.pool)) {
-    StopTracingAfterWriteFailure();
-  }
+  WriteQueuedLocked(s);
 }
 
 }  // namespace tracewire::runtime

@@ -34,6 +34,7 @@ bool GenerationWriter::Deliver(GenerationFrames* frames, const uint8_t* file_hea
                                size_t file_header_size, const CompressionPolicy& compression,
                                Destination& destination, BufferPool& pool) {
   bool ok = destination.ok();
+  last_compressed_ = false;
   if (ok) {
     destination.BeginGeneration();
     // A directory target's file was created holding the file header: its first generation
@@ -42,6 +43,7 @@ bool GenerationWriter::Deliver(GenerationFrames* frames, const uint8_t* file_hea
     if (destination.is_datagram()) {
       ok = WriteDatagrams(*frames, file_header, file_header_size, destination);
     } else if (Compress(*frames, compression)) {
+      last_compressed_ = true;
       const iovec pieces[] = {{const_cast<uint8_t*>(file_header), file_header_size},
                               {record_, record_size_},
                               {compressed_.data(), compressed_size_}};
@@ -61,7 +63,8 @@ bool GenerationWriter::Deliver(GenerationFrames* frames, const uint8_t* file_hea
 
 void GenerationWriter::Keep(GenerationFrames* frames, const CompressionPolicy& compression,
                             FlightRing& ring, BufferPool& pool) {
-  if (Compress(*frames, compression)) {
+  last_compressed_ = Compress(*frames, compression);
+  if (last_compressed_) {
     const iovec pieces[] = {{record_, record_size_}, {compressed_.data(), compressed_size_}};
     ring.Store(frames->gen, pieces, 2);
   } else {

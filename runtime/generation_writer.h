@@ -20,19 +20,19 @@
 
 namespace tracewire::runtime {
 
-// Whether a compression in progress should give way (checked between the generation's
-// buffers): true once the next cut is due or another thread waits to cut (advance_mu).
-// Compression runs while the recording threads go on filling the next generation; a
-// compression that never gave way would let that generation grow with its duration, and
-// the next compression take longer still, without bound. Async-signal-safe.
+// Called between the generation's buffers while a compression runs: true stops it (the
+// generation is then written uncompressed). The callback may do other work meanwhile (cut
+// the next generation ahead of the compression). Compression runs while the recording
+// threads go on filling the next generation: a compression that held up the cuts would let
+// that generation grow with its duration, and the next compression take longer still.
 using GiveWayFn = bool (*)();
 
 // When a generation is compressed (TRACEWIRE_COMPRESS). A generation left uncompressed is
 // written or kept whole all the same: nothing is lost, it only takes more room.
 struct CompressionPolicy {
   bool enabled = false;
-  // A larger generation was cut late (the threads outpace the cuts): compressing it would
-  // delay the next cut further, so it is left uncompressed.
+  // A larger generation was cut late (the threads outpace the cuts) and is left
+  // uncompressed.
   size_t max_bytes = SIZE_MAX;
   // Stops a compression in progress (nullptr: never).
   GiveWayFn give_way = nullptr;
@@ -60,6 +60,9 @@ class GenerationWriter {
   void Keep(GenerationFrames* frames, const CompressionPolicy& compression, FlightRing& ring,
             BufferPool& pool);
 
+  // Whether the last Deliver or Keep wrote its generation as one compressed_generation.
+  bool last_compressed() const { return last_compressed_; }
+
  private:
   // Compresses `frames` into compressed_ and encodes the record's head into record_ if
   // `compression` allows; false if not, or if zstd fails (the generation is then written
@@ -74,6 +77,7 @@ class GenerationWriter {
   uint8_t record_[1 + 3 * 10] = {};
   size_t record_size_ = 0;
   ZSTD_CCtx* zstd_ = nullptr;
+  bool last_compressed_ = false;
 };
 
 // Writes the whole frames in [begin, end) one datagram each. Async-signal-safe.

@@ -164,6 +164,13 @@ void AtExitHandler() {
                  defined.tables->counter_used, defined.counters, false,
                  format::EventType::kCounter);
   }
+  // Generations written uncompressed although compression was asked for (the last one's
+  // own outcome is not known yet).
+  const uint64_t uncompressed = s.uncompressed_generations.load(std::memory_order_relaxed);
+  if (uncompressed != 0) {
+    EmitInternal(format::EventType::kCounter, format::kRuntimeCategory,
+                 format::kUncompressedGenerationsLabel, {uncompressed});
+  }
   EmitInternal(format::EventType::kAtexit, nullptr, nullptr, {format::ZigzagEncode(ExitCode())});
   AdvanceGeneration(/*final=*/true);
   __atomic_store_n(&tw_enabled_flag, 0, __ATOMIC_RELAXED);

@@ -103,10 +103,13 @@ struct Session {
   uint32_t signal_site_index = 0;  // pre-registered: the signal handler cannot allocate
 
   // Output. advance_mu serialises advances and the writes of finished generations; take
-  // it through AdvanceLock, so that a compression holding it gives way (advance_waiters
-  // counts the threads waiting for it).
+  // it through AdvanceLock (advance_waiters counts the threads waiting for it).
   std::mutex advance_mu;
   std::atomic<int> advance_waiters{0};
+  // Generations written or kept uncompressed although TRACEWIRE_COMPRESS asked for
+  // compression (see CompressionPolicy); recorded at exit as the `tracewire`
+  // `uncompressed_generations` counter. Written under advance_mu.
+  std::atomic<uint64_t> uncompressed_generations{0};
   Destination destination;
   GenerationWriter writer;
   uint8_t file_header[format::kFileHeaderSize] = {};  // precomputed: the signal path
@@ -154,8 +157,7 @@ struct Session {
   int num_counters = 0;
 };
 
-// Holds s.advance_mu for its scope, counted in s.advance_waiters while waiting for it (a
-// compression under the lock gives way to it: see GiveWayFn).
+// Holds s.advance_mu for its scope, counted in s.advance_waiters while waiting for it.
 class AdvanceLock {
  public:
   explicit AdvanceLock(Session& s) : mu_(s.advance_mu) {

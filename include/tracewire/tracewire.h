@@ -71,7 +71,10 @@ void tw_initialize_clock(void);
 void tw_initialize_fl(const char *file, int line);
 #define tw_initialize() tw_initialize_fl(__FILE__, __LINE__)
 
-/* Settings for tw_initialize_with. Zero/NULL fields take the documented defaults. */
+/* Settings for tw_initialize_with. Start from TW_SETTINGS_INIT (every field zero/NULL,
+ * struct_size set); zero/NULL fields take the documented defaults. New fields are only
+ * ever added after struct_size: a program compiled against an older header and a library
+ * built from a newer one (or the other way round) agree on every field both know. */
 struct tw_settings {
   const char *target;        /* same values as TRACEWIRE (required) */
   const char *app_version;   /* the program's version (`version` event's exe); NULL:
@@ -95,12 +98,35 @@ struct tw_settings {
   const char *categories;         /* category filter, as TRACEWIRE_CATEGORIES (NULL: all) */
   unsigned cpu_profile_hz;        /* non-zero: sample each thread's stack this many times per
                                      second of its CPU time (at most 10000; SIGPROF) */
+  size_t struct_size;             /* sizeof(struct tw_settings) in the header the program was
+                                     compiled with (TW_SETTINGS_INIT sets it); the library
+                                     reads the fields it covers. 0: this header's size */
 };
 
+/* An initializer for struct tw_settings: every field zero/NULL, struct_size set.
+ *   struct tw_settings settings = TW_SETTINGS_INIT; */
+#define TW_SETTINGS_INIT \
+  {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(struct tw_settings)}
+
 /* Programmatic enabling: like tw_initialize, but from `settings` instead of the
- * environment. Returns 0 on success, -1 (and stays disabled) if the target is invalid. */
+ * environment. Returns 0 on success, -1 (and stays disabled) if the target is invalid or
+ * struct_size is smaller than any header that had it. tw_initialize_with_sized_fl reads
+ * settings->struct_size and the fields it covers; a library that predates it (no such
+ * symbol: the weak reference is null) gets the call through tw_initialize_with_fl, which
+ * reads the fields headers had before struct_size (up to flight_on_error; programs
+ * compiled then call it directly). */
 int tw_initialize_with_fl(const char *file, int line, const struct tw_settings *settings);
-#define tw_initialize_with(settings) tw_initialize_with_fl(__FILE__, __LINE__, (settings))
+#if defined(__GNUC__) && !defined(TRACEWIRE_RUNTIME_BUILD)
+int tw_initialize_with_sized_fl(const char *file, int line, const struct tw_settings *settings)
+    __attribute__((weak));
+#define tw_initialize_with(settings)                                 \
+  (tw_initialize_with_sized_fl                                       \
+       ? tw_initialize_with_sized_fl(__FILE__, __LINE__, (settings)) \
+       : tw_initialize_with_fl(__FILE__, __LINE__, (settings)))
+#else
+int tw_initialize_with_sized_fl(const char *file, int line, const struct tw_settings *settings);
+#define tw_initialize_with(settings) tw_initialize_with_sized_fl(__FILE__, __LINE__, (settings))
+#endif
 
 /* Non-zero if tracing is enabled. */
 int tw_is_enabled(void);

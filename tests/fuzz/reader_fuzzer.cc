@@ -87,15 +87,26 @@ struct ReadResult {
 
 // The workers of the parallel reads, started once. The reader never decodes a generation
 // itself for want of a free worker, so the workers run on every input whatever the timing.
+std::shared_ptr<tracewire::reader::WorkerPool>* g_workers = nullptr;
+
+// Stops and joins the workers at exit, before LeakSanitizer's exit check (registered at
+// start-up, so it runs after this): the check then stops no thread of ours, idle or still
+// finishing a job the last input cancelled.
+void StopWorkers() {
+  delete g_workers;
+  g_workers = nullptr;
+}
+
 std::shared_ptr<tracewire::reader::WorkerPool> Workers() {
-  static const auto* const workers = [] {
+  if (g_workers == nullptr) {
     tracewire::reader::ParallelOptions options;
     options.jobs = 2;
     options.reader_decodes_unstarted = false;
-    return new std::shared_ptr<tracewire::reader::WorkerPool>(
+    g_workers = new std::shared_ptr<tracewire::reader::WorkerPool>(
         std::make_shared<tracewire::reader::WorkerPool>(options));
-  }();
-  return *workers;
+    std::atexit(StopWorkers);
+  }
+  return *g_workers;
 }
 
 void AppendCounted(const Event& e, std::string* out) {

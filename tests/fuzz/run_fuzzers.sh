@@ -47,7 +47,25 @@ for target in "${targets[@]}"; do
   # 2. Replay: every committed input once (-runs=0 runs the inputs and stops).
   replay_log=$artifacts/$target/replay.log
   replay_start=$(date +%s)
-  if ! "$fuzzer" -runs=0 -artifact_prefix="$artifacts/$target/" "${inputs[@]}" >"$replay_log" 2>&1; then
+  replay_ok=true
+  "$fuzzer" -runs=0 -artifact_prefix="$artifacts/$target/" "${inputs[@]}" >"$replay_log" 2>&1 ||
+    replay_ok=false
+  # LeakSanitizer's own failure (its tracer, which stops every thread to scan their stacks,
+  # crashed: "Tracer caught signal"), not a finding: no leak report, no input to blame. It
+  # is said, and the replay runs once more, with LeakSanitizer's thread log; a second
+  # failure of any kind fails the target.
+  if ! $replay_ok && grep -q "Tracer caught signal" "$replay_log" &&
+      ! grep -qE "ERROR: (AddressSanitizer|LeakSanitizer: detected)|runtime error:|Test unit written to" \
+        "$replay_log"; then
+    echo "fuzz $target: LeakSanitizer's tracer crashed in the replay (not a finding; log:" \
+      "$replay_log.1); replaying again"
+    mv "$replay_log" "$replay_log.1"
+    replay_ok=true
+    LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}verbosity=1:log_threads=1 \
+      "$fuzzer" -runs=0 -artifact_prefix="$artifacts/$target/" "${inputs[@]}" >"$replay_log" 2>&1 ||
+      replay_ok=false
+  fi
+  if ! $replay_ok; then
     echo "fuzz $target: FAILED replaying the committed inputs; log: $replay_log"
     grep -E "ERROR:|runtime error:|_fuzzer: |Test unit written to|Running: " "$replay_log" | tail -n 8
     failed=$((failed + 1))

@@ -5,7 +5,7 @@
 int every_call(int argc, const char **argv);
 
 int every_call(int argc, const char **argv) {
-  struct tw_settings settings = {0};
+  struct tw_settings settings = TW_SETTINGS_INIT;
   struct tw_child child = {0};
   const char *ancestry[3];
   int repo;

@@ -55,7 +55,7 @@ void EveryDataType(const std::string& text) {
 }  // namespace
 
 int EveryCall(int argc, const char** argv) {
-  tw_settings settings{};
+  tw_settings settings = TW_SETTINGS_INIT;
   settings.app_version = "1.0";
   tw_initialize_clock();
   tw_initialize();

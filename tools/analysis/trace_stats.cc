@@ -8,8 +8,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "format/constants.h"
-#include "tools/analysis/export_size.h"
 #include "reader/targets/folded_target.h"
+#include "tools/analysis/export_size.h"
 
 namespace tracewire::tools {
 
@@ -144,6 +144,10 @@ void TraceStats::AddEvent(const Event& e) {
   ++threads_[last_thread_].second;
 
   if (e.kind == EventKind::kCpuSamplesLost) samples_lost_ += e.count;
+  if (e.kind == EventKind::kCounter && e.category == format::kRuntimeCategory &&
+      e.label == format::kUncompressedGenerationsLabel) {
+    uncompressed_generations_ += e.count;
+  }
   if (!e.stack.empty() && e.kind != EventKind::kCpuSample) {
     std::vector<std::string> frames;
     std::string key;
@@ -196,6 +200,7 @@ void TraceStats::Merge(const TraceStats& run) {
   }
   // The CPU profile: the run's function indices mapped to ours.
   samples_lost_ += run.samples_lost_;
+  uncompressed_generations_ += run.uncompressed_generations_;
   std::vector<size_t> function_map;
   function_map.reserve(run.functions_.size());
   for (const std::string& function : run.functions_)
@@ -444,6 +449,13 @@ std::string TraceStats::Render(const std::string& name, size_t top) const {
         "bytes)\n",
         static_cast<double>(compressed_raw_bytes_) / static_cast<double>(compressed_file_bytes_),
         compressed_file_bytes_, compressed_raw_bytes_);
+  }
+  if (uncompressed_generations_ != 0) {
+    absl::StrAppendFormat(&out,
+                          "compression skipped: %d generation(s) written uncompressed although "
+                          "TRACEWIRE_COMPRESS asked for compression (compression fell "
+                          "behind the recording)\n",
+                          uncompressed_generations_);
   }
   out += "\nevents by kind:\n";
   for (const auto& [kind, count] : EventsByKind()) {

@@ -81,6 +81,9 @@ class TraceStats {
   std::vector<FunctionWeight> TopFunctions(size_t top, bool by_self,
                                            std::optional<std::string> region = std::nullopt) const;
   uint64_t samples_lost() const { return samples_lost_; }
+  // Generations the runtime wrote uncompressed although compression was asked for (its
+  // `tracewire` `uncompressed_generations` counters, summed over the processes).
+  uint64_t uncompressed_generations() const { return uncompressed_generations_; }
 
   // Stacks (their frames as FrameText lines, innermost first) with the number of events
   // recorded with each (CPU samples apart), most first; at most `top`.
@@ -179,6 +182,7 @@ class TraceStats {
   uint64_t compressed_generations_ = 0;
   uint64_t compressed_file_bytes_ = 0;
   uint64_t compressed_raw_bytes_ = 0;
+  uint64_t uncompressed_generations_ = 0;
   TaskStats task_stats_;  // tasks and gauges
 };
 
