@@ -290,7 +290,14 @@ absl::StatusOr<GoGenerationRead> ReadGoGeneration(absl::string_view data, size_t
       return absl::DataLossError(absl::StrCat("generation ", g.gen, ": ", s.message()));
     }
   }
-  if (absl::Status s = Finish(&g); !s.ok()) return s;
+  if (absl::Status s = Finish(&g); !s.ok()) {
+    // A generation cut short lacks what its missing batches held: the cut is the cause.
+    if (!read.trailing_error.ok()) {
+      return absl::DataLossError(
+          absl::StrCat("generation ", g.gen, ": ", read.trailing_error.message()));
+    }
+    return s;
+  }
   read.generation = std::move(g);
   return read;
 }

@@ -36,6 +36,7 @@ struct Track {
   uint64_t start = 0;
   bool live = true;
   uint64_t touched_gen = 0;  // the last generation the thread has records in
+  uint64_t last = 0;         // time of its last record (the encoder makes them increase)
   std::vector<OpenSlice> slices;
 };
 
@@ -65,8 +66,10 @@ class Converter {
   // The thread of goroutine `g`, created (named, restated at `time`) if new; nullptr if
   // the goroutine ended earlier in this generation.
   Track* Goroutine(int64_t g, uint64_t time);
+  // Appends a record to `thread` at `time`, or just after its previous record (the
+  // encoder's rule); *at (if given) is the record's time.
   absl::Status Emit(uint64_t thread, EventType type, uint64_t time,
-                    std::initializer_list<uint64_t> args);
+                    std::initializer_list<uint64_t> args, uint64_t* at = nullptr);
   absl::Status Open(uint64_t thread, Track* track, Slice kind, const format::Site& site,
                     uint64_t time);
   // Closes the innermost open slice of `kind` (and label `label` unless empty), and the
@@ -102,24 +105,29 @@ Track* Converter::Goroutine(int64_t g, uint64_t time) {
   if (it != tracks_.end()) return it->second.live ? &it->second : nullptr;
   Track& t = tracks_[id];
   auto name = names_.find(g);
-  t.name = name != names_.end() ? name->second : absl::StrCat("goroutine ", g);
+  t.name =
+      name != names_.end() && !name->second.empty() ? name->second : absl::StrCat("goroutine ", g);
   t.start = time;
-  t.touched_gen = gen_number_;
-  const uint64_t args[] = {enc_->String(t.name), time};
-  if (!enc_->Event(id, EventType::kThreadStatus, time, args).ok()) return nullptr;
-  return &t;
+  if (!Emit(id, EventType::kThreadStatus, time, {enc_->String(t.name), time}).ok()) return nullptr;
+  return &tracks_[id];
 }
 
 absl::Status Converter::Emit(uint64_t thread, EventType type, uint64_t time,
-                             std::initializer_list<uint64_t> args) {
-  tracks_[thread].touched_gen = gen_number_;
+                             std::initializer_list<uint64_t> args, uint64_t* at) {
+  Track& track = tracks_[thread];
+  track.touched_gen = gen_number_;
+  time = std::max(time, track.last + 1);
+  track.last = time;
+  if (at != nullptr) *at = time;
   return enc_->Event(thread, type, time, args);
 }
 
 absl::Status Converter::Open(uint64_t thread, Track* track, Slice kind, const format::Site& site,
                              uint64_t time) {
-  track->slices.push_back(OpenSlice{kind, time, site});
-  return Emit(thread, EventType::kRegionEnter, time, {enc_->InternSite(site), 0});
+  uint64_t at = 0;
+  absl::Status s = Emit(thread, EventType::kRegionEnter, time, {enc_->InternSite(site), 0}, &at);
+  tracks_[thread].slices.push_back(OpenSlice{kind, at, site});
+  return s;
 }
 
 bool Converter::HasOpen(const Track& track, Slice kind) const {
@@ -196,20 +204,35 @@ absl::Status Converter::Restate(uint64_t t0) {
   std::sort(ids.begin(), ids.end());
   for (uint64_t id : ids) {
     Track& t = tracks_[id];
-    t.touched_gen = gen_number_;
-    const uint64_t status[] = {enc_->String(t.name), t.start};
-    if (absl::Status s = enc_->Event(id, EventType::kThreadStatus, t0, status); !s.ok()) return s;
-    for (const OpenSlice& slice : t.slices) {
-      const uint64_t args[] = {enc_->InternSite(slice.site), 0, slice.enter};
-      if (absl::Status s = enc_->Event(id, EventType::kRegionActive, t0, args); !s.ok()) return s;
+    // The records restating the thread go just before the generation's first event when
+    // there is room since the thread's last record, so that no event's time moves.
+    const uint64_t records = 1 + t.slices.size() + (id == kGcThread ? tasks_.size() : 0);
+    uint64_t at = std::max(t0 > records ? t0 - records : 0, t.start);
+    if (id == kGcThread) {
+      for (const auto& [task, state] : tasks_) at = std::max(at, state.begin);
+    }
+    if (absl::Status s = Emit(id, EventType::kThreadStatus, at, {enc_->String(t.name), t.start});
+        !s.ok()) {
+      return s;
+    }
+    const std::vector<OpenSlice> slices = t.slices;
+    for (const OpenSlice& slice : slices) {
+      if (absl::Status s = Emit(id, EventType::kRegionActive, at,
+                                {enc_->InternSite(slice.site), 0, slice.enter});
+          !s.ok()) {
+        return s;
+      }
     }
     if (id != kGcThread) continue;
     std::vector<std::pair<uint64_t, const ActiveTask*>> active;
     for (const auto& [task, state] : tasks_) active.emplace_back(task, &state);
     std::sort(active.begin(), active.end());
     for (const auto& [task, state] : active) {
-      const uint64_t args[] = {enc_->InternSite(state->site), task, state->parent, state->begin};
-      if (absl::Status s = enc_->Event(id, EventType::kTaskActive, t0, args); !s.ok()) return s;
+      if (absl::Status s = Emit(id, EventType::kTaskActive, at,
+                                {enc_->InternSite(state->site), task, state->parent, state->begin});
+          !s.ok()) {
+        return s;
+      }
     }
   }
   return absl::OkStatus();

@@ -131,6 +131,27 @@ func run() error {
 
 	// A busy stretch for the CPU profile.
 	trace.WithRegion(ctx, "spin", func() { spin(60 * time.Millisecond) })
+
+	// A task, a region and a blocked goroutine that span the runtime's generation switch
+	// (at most a second apart), so that the trace has several generations and what is
+	// open at a switch is restated.
+	long, longTask := trace.NewTask(ctx, "long")
+	release := make(chan struct{})
+	blocked := make(chan struct{})
+	go func() {
+		trace.WithRegion(long, "waiting", func() { <-release })
+		close(blocked)
+	}()
+	trace.WithRegion(long, "idle", func() {
+		deadline := time.Now().Add(1200 * time.Millisecond)
+		for time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+			trace.Log(long, "tick", "idle")
+		}
+	})
+	close(release)
+	<-blocked
+	longTask.End()
 	trace.Logf(ctx, "phase", "total=%d", total)
 	main.End()
 	return nil
