@@ -33,6 +33,21 @@ class OwnedSource : public reader::ByteSource {
   size_t pos_ = 0;
 };
 
+// A source whose first read fails with the conversion's error, so that the reader reports
+// it where it reports damage (a trace error, not a failure to open the file).
+class FailedSource : public reader::ByteSource {
+ public:
+  FailedSource(absl::Status status, std::string name)
+      : status_(std::move(status)), name_(std::move(name)) {}
+  absl::StatusOr<size_t> Read(char*, size_t) override { return status_; }
+  std::optional<uint64_t> Size() const override { return std::nullopt; }
+  std::string Name() const override { return name_; }
+
+ private:
+  absl::Status status_;
+  std::string name_;
+};
+
 }  // namespace
 
 bool IsGoTraceFile(const std::string& path) {
@@ -49,8 +64,10 @@ absl::StatusOr<std::unique_ptr<reader::ByteSource>> ConvertedGoTrace(std::string
   options.salvage = salvage;
   absl::StatusOr<GoImportResult> result = ImportGoTrace(std::move(bytes), options);
   if (!result.ok()) {
-    return absl::Status(result.status().code(),
-                        absl::StrCat(name, ": Go execution trace: ", result.status().message()));
+    return std::make_unique<FailedSource>(
+        absl::Status(result.status().code(),
+                     absl::StrCat(name, ": Go execution trace: ", result.status().message())),
+        name);
   }
   for (const std::string& damage : result->damage) {
     std::fprintf(stderr, "tracewire: %s: Go execution trace: lost: %s\n", name.c_str(),
