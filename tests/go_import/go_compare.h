@@ -2,9 +2,10 @@
 // (`go tool trace -d=1`, one Event.String() per event), in two layers:
 //  * the reader: every event record (kind, context, arguments, stacks) the same as Go's
 //    as a multiset, the times the same as a multiset, and tasks, regions and logs the same
-//    with their times (events with equal raw times come out of Go's parser in an order
-//    that depends on Go's map iteration, and Go then makes times strictly increasing, so
-//    a few such events trade their +1 ns);
+//    with their times (the first events of the M streams at a generation's start enter
+//    Go's merge in its map iteration order, which varies between runs: if two of them
+//    have equal raw times, Go's order of the two, and which one Go's strictly increasing
+//    times move 1 ns forward, varies too);
 //  * the import: the tracewire trace converted from it holds the same tasks, regions and
 //    logs at the same nanoseconds, one thread per goroutine, and the same CPU samples per
 //    function.

@@ -55,6 +55,7 @@ TEST_P(GoOracleTest, TracewireReadsWhatGoReads) {
   absl::StatusOr<std::vector<std::string>> ours = ReadGoRecords(*trace);
   ASSERT_TRUE(ours.ok()) << ours.status();
   EXPECT_EQ(CompareRecords(go_records, *ours), "");
+  const bool same_order = go_records == *ours;
 
   absl::StatusOr<go_trace::GoImportResult> imported = go_trace::ImportGoTrace(*trace, {});
   ASSERT_TRUE(imported.ok()) << imported.status();

@@ -42,6 +42,12 @@ TEST_P(GoFixtureTest, ReaderMatchesGosParser) {
   absl::StatusOr<std::vector<std::string>> ours = ReadGoRecords(Trace());
   ASSERT_TRUE(ours.ok()) << ours.status();
   EXPECT_EQ(CompareRecords(go, *ours), "");
+  // In the very order Go's parser printed them (nothing here depends on how Go's map
+  // iteration happened to order the M streams at a generation's start).
+  ASSERT_EQ(go.size(), ours->size());
+  for (size_t i = 0; i < go.size(); ++i) {
+    ASSERT_EQ(go[i], (*ours)[i]) << "event " << i;
+  }
   // The workload's features are all there.
   const GoSummary s = SummarizeGo(go);
   for (const char* kind : {"TaskBegin", "TaskEnd", "RegionBegin", "RegionEnd", "Log", "Metric",

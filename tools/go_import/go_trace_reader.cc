@@ -81,9 +81,49 @@ absl::Status CheckTableIds(const GoEvent& e, const GoGeneration& gen) {
   return absl::OkStatus();
 }
 
-bool Earlier(const Cursor* a, const Cursor* b) {
-  return a->ev.time != b->ev.time ? a->ev.time < b->ev.time : a->m < b->m;
-}
+// The frontier: a binary min-heap of cursors by their event's time that, like Go's, moves
+// an element only past strictly greater ones, so that on equal times the cursor that just
+// advanced stays first (the order Go's parser gives events with equal timestamps).
+class Frontier {
+ public:
+  std::vector<Cursor*>& items() { return heap_; }
+  bool empty() const { return heap_.empty(); }
+  void Insert(Cursor* c) {
+    heap_.push_back(c);
+    SiftUp(heap_.size() - 1);
+  }
+  void Update(size_t i) {
+    if (SiftUp(i) != i) return;
+    SiftDown(i);
+  }
+  void Remove(size_t i) {
+    for (; i > 0; i = (i - 1) / 2) std::swap(heap_[(i - 1) / 2], heap_[i]);
+    std::swap(heap_.front(), heap_.back());
+    heap_.pop_back();
+    SiftDown(0);
+  }
+
+ private:
+  size_t SiftUp(size_t i) {
+    while (i > 0 && heap_[(i - 1) / 2]->ev.time > heap_[i]->ev.time) {
+      std::swap(heap_[(i - 1) / 2], heap_[i]);
+      i = (i - 1) / 2;
+    }
+    return i;
+  }
+  void SiftDown(size_t i) {
+    while (true) {
+      size_t m = i;
+      for (size_t child : {2 * i + 1, 2 * i + 2}) {
+        if (child < heap_.size() && heap_[child]->ev.time < heap_[m]->ev.time) m = child;
+      }
+      if (m == i) return;
+      std::swap(heap_[i], heap_[m]);
+      i = m;
+    }
+  }
+  std::vector<Cursor*> heap_;
+};
 
 }  // namespace
 
@@ -151,11 +191,8 @@ absl::Status GoTraceReader::OrderGeneration(std::vector<GoEvent>* events) {
     if (!ok.ok()) return ok.status();
     if (*ok) cursors.push_back(std::move(c));
   }
-  // The frontier: a min-heap of cursors by their event's time.
-  std::vector<Cursor*> frontier;
-  for (Cursor& c : cursors) frontier.push_back(&c);
-  auto heap_cmp = [](const Cursor* a, const Cursor* b) { return Earlier(b, a); };
-  std::make_heap(frontier.begin(), frontier.end(), heap_cmp);
+  Frontier frontier;
+  for (Cursor& c : cursors) frontier.Insert(&c);
   size_t sample = 0;
   auto deliver = [&](GoEvent ev) -> absl::Status {
     if (absl::Status s = CheckTableIds(ev, gen); !s.ok()) return s;
@@ -164,10 +201,28 @@ absl::Status GoTraceReader::OrderGeneration(std::vector<GoEvent>* events) {
     events->push_back(ev);
     return absl::OkStatus();
   };
+  // Advances the event of frontier[i]: false if it must wait.
+  auto try_advance = [&](size_t i) -> absl::StatusOr<bool> {
+    Cursor* c = frontier.items()[i];
+    absl::StatusOr<bool> ok = ordering_->Advance(&c->ev, &gen, c->m);
+    if (!ok.ok()) {
+      return absl::DataLossError(
+          absl::StrCat("generation ", gen.gen, ", M ", c->m, ": ", ok.status().message()));
+    }
+    if (!*ok) return false;
+    absl::StatusOr<bool> more = Advance(c, gen, minor_);
+    if (!more.ok()) return more.status();
+    if (*more) {
+      frontier.Update(i);
+    } else {
+      frontier.Remove(i);
+    }
+    return true;
+  };
   GoEvent queued;
   while (!frontier.empty() || sample < gen.cpu_samples.size()) {
     if (sample < gen.cpu_samples.size() &&
-        (frontier.empty() || gen.cpu_samples[sample].time < frontier.front()->ev.time)) {
+        (frontier.empty() || gen.cpu_samples[sample].time < frontier.items()[0]->ev.time)) {
       const GoCpuSample& s = gen.cpu_samples[sample++];
       GoEvent ev;
       ev.type = kEvCPUSample;
@@ -180,46 +235,25 @@ absl::Status GoTraceReader::OrderGeneration(std::vector<GoEvent>* events) {
       if (absl::Status st = deliver(ev); !st.ok()) return st;
       continue;
     }
-    // Try the earliest event; if it must wait, the others from the earliest on.
-    bool advanced = false;
-    std::pop_heap(frontier.begin(), frontier.end(), heap_cmp);
-    Cursor* first = frontier.back();
-    frontier.pop_back();
-    std::vector<Cursor*> waiting;
-    Cursor* chosen = nullptr;
-    for (Cursor* c = first; c != nullptr;) {
-      absl::StatusOr<bool> ok = ordering_->Advance(&c->ev, &gen, c->m);
-      if (!ok.ok()) {
-        return absl::DataLossError(
-            absl::StrCat("generation ", gen.gen, ", M ", c->m, ": ", ok.status().message()));
+    // The earliest event; if it must wait, the others in time order (a sorted array is a
+    // heap, as Go's parser relies on).
+    absl::StatusOr<bool> advanced = try_advance(0);
+    if (!advanced.ok()) return advanced.status();
+    if (!*advanced) {
+      std::vector<Cursor*>& items = frontier.items();
+      std::stable_sort(items.begin(), items.end(),
+                       [](const Cursor* a, const Cursor* b) { return a->ev.time < b->ev.time; });
+      for (size_t i = 1; i < items.size() && !*advanced; ++i) {
+        advanced = try_advance(i);
+        if (!advanced.ok()) return advanced.status();
       }
-      if (*ok) {
-        chosen = c;
-        advanced = true;
-        break;
+      if (!*advanced) {
+        const Cursor* c = items.front();
+        return absl::DataLossError(absl::StrFormat(
+            "generation %d: no M's next event can happen (earliest: M %d's %s at %d ns): the "
+            "trace is inconsistent or events are missing",
+            gen.gen, c->m, c->ev.spec().name, c->ev.time));
       }
-      waiting.push_back(c);
-      if (frontier.empty()) break;
-      std::pop_heap(frontier.begin(), frontier.end(), heap_cmp);
-      c = frontier.back();
-      frontier.pop_back();
-    }
-    for (Cursor* c : waiting) {
-      frontier.push_back(c);
-      std::push_heap(frontier.begin(), frontier.end(), heap_cmp);
-    }
-    if (!advanced) {
-      const Cursor* c = waiting.front();
-      return absl::DataLossError(absl::StrFormat(
-          "generation %d: no M's next event can happen (earliest: M %d's %s at %d ns): the "
-          "trace is inconsistent or events are missing",
-          gen.gen, c->m, c->ev.spec().name, c->ev.time));
-    }
-    absl::StatusOr<bool> more = Advance(chosen, gen, minor_);
-    if (!more.ok()) return more.status();
-    if (*more) {
-      frontier.push_back(chosen);
-      std::push_heap(frontier.begin(), frontier.end(), heap_cmp);
     }
     while (ordering_->Next(&queued)) {
       if (absl::Status s = deliver(queued); !s.ok()) return s;

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "tools/go_import/go_generation.h"
 #include "tools/go_import/go_import.h"
@@ -66,7 +67,9 @@ absl::StatusOr<std::unique_ptr<reader::ByteSource>> ConvertedGoTrace(std::string
   if (!result.ok()) {
     return std::make_unique<FailedSource>(
         absl::Status(result.status().code(),
-                     absl::StrCat(name, ": Go execution trace: ", result.status().message())),
+                     absl::StartsWith(result.status().message(), "Go execution trace")
+                         ? std::string(result.status().message())
+                         : absl::StrCat("Go execution trace: ", result.status().message())),
         name);
   }
   for (const std::string& damage : result->damage) {

@@ -18,8 +18,8 @@ bool IsGoTraceFile(const std::string& path);
 
 // The tracewire trace converted from the Go trace `bytes`, as a byte source named `name`.
 // With `salvage`, damaged generations are dropped (a line on stderr says which and why).
-// If the conversion fails, the source's first read fails with ImportGoTrace's error
-// (prefixed with `name`), so that readers report it as damage of the trace.
+// If the conversion fails, the source's first read fails with ImportGoTrace's error, so
+// that readers report it as damage of the trace.
 absl::StatusOr<std::unique_ptr<reader::ByteSource>> ConvertedGoTrace(std::string bytes,
                                                                      const std::string& name,
                                                                      bool salvage);
