@@ -65,10 +65,11 @@ TEST_P(GoOracleTest, TracewireReadsWhatGoReads) {
   EXPECT_EQ(CompareImported(go_summary, *imported_summary), "");
   EXPECT_FALSE(go_summary.samples.empty()) << "the CPU profile took no sample";
   std::printf(
-      "go %s: %zu events, %zu tasks/regions/logs, %zu goroutines created, %llu "
-      "generations\n",
-      version.c_str(), go_records.size(), go_summary.user_events.size(),
-      go_summary.goroutines.size(), static_cast<unsigned long long>(imported->generations));
+      "go %s: %zu events (%s order as Go's), %zu tasks/regions/logs, %zu goroutines created, "
+      "%llu generations\n",
+      version.c_str(), go_records.size(), same_order ? "the same" : "not the same",
+      go_summary.user_events.size(), go_summary.goroutines.size(),
+      static_cast<unsigned long long>(imported->generations));
 }
 
 INSTANTIATE_TEST_SUITE_P(Toolchains, GoOracleTest, ::testing::Values("1.22", "1.23"));
