@@ -14,6 +14,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 install/install_deps.sh || exit 1
+# Go 1.22 and 1.23 (bookworm-backports), which //tests/go_import:go_oracle_test checks the
+# Go trace reader against.
+install/install_go.sh || exit 1
 # The consumers the output is checked with (DevTools trace engine, speedscope, the
 # OpenTelemetry schema), pinned by tests/consumers/package-lock.json.
 if ! npm ci --ignore-scripts --no-audit --no-fund --prefix tests/consumers >/dev/null; then

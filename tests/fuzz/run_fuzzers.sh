@@ -6,7 +6,7 @@
 #      every input that ever crashed it (regressions/<target>);
 #   3. fuzzes each target, starting from those inputs, for what is left of SECONDS seconds
 #      (default 48, or $TRACEWIRE_FUZZ_SECONDS) after its replay, at least a fifth of them:
-#      five targets, about 240 s in all. libFuzzer counts its own reading of the inputs
+#      six targets, about 290 s in all. libFuzzer counts its own reading of the inputs
 #      within that time.
 # Any crash, sanitizer report or failed check fails the target; the input that caused it is
 # saved under $TRACEWIRE_FUZZ_ARTIFACTS (default /tmp/tracewire-fuzz.XXXXXX) and named in
@@ -17,7 +17,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-${TRACEWIRE_FUZZ_SECONDS:-48}}
 [ "$#" -gt 0 ] && shift
-targets=(reader_validate reader import splitter raw)
+targets=(reader_validate reader import splitter raw go_import)
 artifacts=${TRACEWIRE_FUZZ_ARTIFACTS:-$(mktemp -d /tmp/tracewire-fuzz.XXXXXX)}
 mkdir -p "$artifacts"
 

@@ -13,6 +13,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "reader/byte_source.h"
+#include "tools/go_import/go_generation.h"
+#include "tools/go_import/go_trace_source.h"
 
 namespace tracewire::tools {
 namespace {
@@ -92,6 +94,7 @@ absl::StatusOr<std::unique_ptr<TraceInput>> TraceInput::Open(
   absl::StatusOr<std::vector<std::string>> files = TraceFilesOf(path);
   if (!files.ok()) return files.status();
   input->files_ = std::move(*files);
+  input->salvage_ = options.salvage;
   if (directory) {
     input->pool_ = std::make_unique<reader::FileSourcePool>();
   } else if (path == "-" && keep_stdin) {
@@ -136,7 +139,15 @@ absl::StatusOr<std::unique_ptr<TraceInput>> TraceInput::Open(
 
 absl::StatusOr<std::unique_ptr<reader::ByteSource>> TraceInput::Reopen(size_t index) const {
   const std::string& file = files_[index];
-  if (file == "-" && stdin_kept_) return reader::MemorySource(stdin_copy_, "<stdin>");
+  // A Go execution trace is read as the tracewire trace it converts into.
+  if (file == "-" && stdin_kept_) {
+    if (go_trace::LooksLikeGoTrace(stdin_copy_)) {
+      return go_trace::ConvertedGoTrace(stdin_copy_, "<stdin>", salvage_);
+    }
+    return reader::MemorySource(stdin_copy_, "<stdin>");
+  }
+  if (file != "-" && go_trace::IsGoTraceFile(file))
+    return go_trace::OpenGoTraceFile(file, salvage_);
   if (pool_ != nullptr) return pool_->Open(file);
   return reader::OpenFileSource(file);
 }

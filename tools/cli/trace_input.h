@@ -1,6 +1,7 @@
 // TraceInput: the events of the trace named on the command line: a trace file, "-" (stdin),
 // or a directory of trace files (one per process, as the runtime writes them; merged by
-// wall time into one process tree). It counts the bytes read for progress reports.
+// wall time into one process tree). It counts the bytes read for progress reports. A Go
+// execution trace file is converted (tools/go_import) and read as that tracewire trace.
 #ifndef TRACEWIRE_TOOLS_CLI_TRACE_INPUT_H_
 #define TRACEWIRE_TOOLS_CLI_TRACE_INPUT_H_
 
@@ -111,16 +112,17 @@ class TraceInput {
   std::optional<uint64_t> total_bytes_;
   std::string stdin_copy_;
   bool stdin_kept_ = false;
+  bool salvage_ = false;                                  // for Go traces, converted when opened
   std::unique_ptr<reader::FileSourcePool> pool_;          // directory inputs
   std::unique_ptr<reader::Reader> single_;                // one file
   std::vector<std::unique_ptr<reader::Reader>> pending_;  // directory, before merging
   std::unique_ptr<reader::ProcessTreeReader> tree_;       // directory, merging
   std::vector<const reader::Reader*> readers_;            // every reader, input order
-  std::vector<size_t> reader_files_;                      // readers_[i] reads files_[reader_files_[i]]
-  std::vector<SkippedFile> skipped_;                      // directory: files skipped
-  std::vector<bool> skipped_files_;                       // by index into files_
-  size_t tree_skipped_seen_ = 0;                          // tree_->skipped() in skipped_
-  std::vector<std::string> sids_;                         // single file: sids seen
+  std::vector<size_t> reader_files_;        // readers_[i] reads files_[reader_files_[i]]
+  std::vector<SkippedFile> skipped_;        // directory: files skipped
+  std::vector<bool> skipped_files_;         // by index into files_
+  size_t tree_skipped_seen_ = 0;            // tree_->skipped() in skipped_
+  std::vector<std::string> sids_;           // single file: sids seen
   uint64_t noted_generation_ = 0;           // single file: the generation whose sid was noted
   std::optional<size_t> closed_processes_;  // num_processes() when the readers were closed
 };

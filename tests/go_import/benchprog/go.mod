@@ -1,0 +1,3 @@
+module tracewire.test/benchprog
+
+go 1.22

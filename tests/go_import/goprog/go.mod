@@ -1,0 +1,3 @@
+module tracewire.test/goprog
+
+go 1.22
