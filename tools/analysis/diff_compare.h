@@ -1,0 +1,63 @@
+// CompareSides: every key of two sides (diff_keys.h) compared — each side's summary, the
+// relative change of the kind's statistic with a bootstrap confidence interval, the
+// Mann–Whitney U test over the instances (and, when both sides hold several runs, over
+// the per-run totals), the Benjamini–Hochberg q-value over all keys tested, and the
+// verdict. docs/cli.md (diff) states the rules for users.
+#ifndef TRACEWIRE_TOOLS_ANALYSIS_DIFF_COMPARE_H_
+#define TRACEWIRE_TOOLS_ANALYSIS_DIFF_COMPARE_H_
+
+#include <string>
+#include <vector>
+
+#include "tools/analysis/diff_keys.h"
+#include "tools/analysis/diff_stats.h"
+
+namespace tracewire::tools {
+
+// What a comparison concluded for a key.
+enum class DiffVerdict {
+  kSlower,     // significantly larger in NEW
+  kFaster,     // significantly smaller in NEW
+  kUnchanged,  // no significant change (the change is within the noise)
+  kNew,        // only in NEW
+  kVanished,   // only in BASE
+};
+
+// "slower", "faster", "same", "new", "gone".
+const char* VerdictName(DiffVerdict verdict);
+
+// One key compared.
+struct KeyDiff {
+  DiffKind kind = DiffKind::kRegion;
+  std::string name;
+  Summary base, now;            // over every instance of the side's runs
+  Summary base_runs, now_runs;  // over the side's per-run totals
+  double change = 0;            // statistic(NEW) / statistic(BASE) - 1 (NaN if BASE's is 0)
+  Interval interval;            // its confidence interval
+  double p = 1;                 // Mann–Whitney over the instances
+  double p_runs = 1;            // Mann–Whitney over the per-run totals (1 if not tested)
+  bool runs_tested = false;     // both sides hold several runs
+  double q = 1;                 // Benjamini–Hochberg over every key's p
+  DiffVerdict verdict = DiffVerdict::kUnchanged;
+
+  bool significant() const {
+    return verdict == DiffVerdict::kSlower || verdict == DiffVerdict::kFaster;
+  }
+};
+
+// Options of a comparison.
+struct CompareOptions {
+  double alpha = 0.05;       // false discovery rate, and level of the per-run test
+  double confidence = 0.95;  // of the intervals
+  int resamples = 500;       // bootstrap resamples per key
+};
+
+// Compares every key of either side; the result is sorted by what matters: significant
+// changes first (largest change first), then new and vanished keys, then the rest (the
+// smallest p first).
+std::vector<KeyDiff> CompareSides(const DiffSide& base, const DiffSide& now,
+                                  const CompareOptions& options);
+
+}  // namespace tracewire::tools
+
+#endif  // TRACEWIRE_TOOLS_ANALYSIS_DIFF_COMPARE_H_
