@@ -15,6 +15,10 @@
 ABSL_FLAG(std::string, only, "", "diff: the kinds of keys to compare (regions,tasks,...)");
 ABSL_FLAG(int64_t, min_count, 0, "diff: keys with fewer instances on a side are left out");
 ABSL_FLAG(std::string, fail_if, "", "diff: exit 5 if a condition holds (p95>+10%,errors>0)");
+// --base and --new take lists of arguments, which the command's parser reads (ParseDiff);
+// the flags name them for the help and the list of accepted flags.
+ABSL_FLAG(std::string, base, "", "diff: the runs of BASE (one or more FILE or DIR follow)");
+ABSL_FLAG(std::string, new, "", "diff: the runs of NEW (one or more FILE or DIR follow)");
 ABSL_FLAG(double, alpha, 0.05, "diff: false discovery rate of the significant changes");
 
 namespace tracewire::tools {
@@ -160,7 +164,8 @@ const Command& DiffCommand() {
       .summary = "compare two runs or sets of runs: what got slower, with the noise measured",
       .help = kHelp,
       .flags = {FlagOf(FLAGS_format), FlagOf(FLAGS_only), FlagOf(FLAGS_min_count),
-                FlagOf(FLAGS_fail_if), FlagOf(FLAGS_alpha), FlagOf(FLAGS_regions), FlagOf(FLAGS_o)},
+                FlagOf(FLAGS_fail_if), FlagOf(FLAGS_alpha), FlagOf(FLAGS_regions), FlagOf(FLAGS_o),
+                FlagOf(FLAGS_base), FlagOf(FLAGS_new)},
       .parse = ParseDiff,
       .run = RunDiffCommand,
   };
