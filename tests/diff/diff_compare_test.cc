@@ -55,7 +55,7 @@ double AaRate(uint64_t seed, int trials, int runs, int keys, int instances, doub
 TEST(DiffCompareTest, AaFalsePositiveRateOneRunASide) {
   // Independent instances, one run a side, 25 keys: Benjamini–Hochberg at 5 % keeps the
   // chance of any false positive in a comparison at or under 5 %.
-  const double rate = AaRate(1, 60, 1, 25, 200, 0);
+  const double rate = AaRate(1, 200, 1, 25, 100, 0);
   std::printf("A/A, 1 run a side, 25 keys: %.1f%% of comparisons flag a key\n", 100 * rate);
   EXPECT_LE(rate, 0.10);
 }
@@ -63,7 +63,7 @@ TEST(DiffCompareTest, AaFalsePositiveRateOneRunASide) {
 TEST(DiffCompareTest, AaFalsePositiveRateWithRunToRunNoise) {
   // Every run 10 % slower or faster as a whole: instances alone would flag most keys; the
   // per-run test and the interval over runs keep comparisons of 5 runs a side quiet.
-  const double rate = AaRate(2, 40, 5, 25, 40, 0.10);
+  const double rate = AaRate(2, 100, 5, 25, 20, 0.10);
   std::printf("A/A, 5 runs a side with 10%% run noise, 25 keys: %.1f%% of comparisons flag a key\n",
               100 * rate);
   EXPECT_LE(rate, 0.10);
@@ -71,8 +71,10 @@ TEST(DiffCompareTest, AaFalsePositiveRateWithRunToRunNoise) {
 
 TEST(DiffCompareTest, FindsTheChangedKeyAmongMany) {
   std::mt19937_64 rng(3);
-  const DiffSide a = Side(rng, 5, 40, 200, 0.02);
-  const DiffSide b = Side(rng, 5, 40, 200, 0.02, 1.3);
+  // 8 runs a side: with 5, the per-run test's smallest p-value (2/252) cannot survive
+  // the correction for 40 keys when only one changed.
+  const DiffSide a = Side(rng, 8, 40, 200, 0.02);
+  const DiffSide b = Side(rng, 8, 40, 200, 0.02, 1.3);
   const std::vector<KeyDiff> diffs = CompareSides(a, b, {});
   ASSERT_FALSE(diffs.empty());
   EXPECT_EQ(diffs[0].name, "r0");

@@ -1,4 +1,4 @@
-// `tracewire diff` on real runs of the thread-pool example (examples/threadpool), 5 runs a
+// `tracewire diff` on real runs of the thread-pool example (examples/threadpool), 8 runs a
 // side, interleaved so that the machine's load falls on both sides alike: with the compute
 // stage made 50 times as long (ROUNDS 64 -> 3200) the stage's region is flagged slower with
 // the largest change; two sets of unchanged runs (A/A) flag no region and no task.
@@ -16,7 +16,7 @@
 namespace tracewire::cli_test {
 namespace {
 
-constexpr int kRuns = 5;
+constexpr int kRuns = 8;
 
 // Records run `index` of `side` with `rounds` compute rounds.
 void Record(const std::string& dir, const std::string& side, int index, int rounds) {

@@ -100,14 +100,17 @@ std::vector<KeyDiff> CompareSides(const DiffSide& base, const DiffSide& now,
     tested.push_back(diffs.size() - 1);
   }
   std::vector<double> p;
-  for (size_t i : tested) p.push_back(diffs[i].p);
+  // With runs on both sides a key must pass both tests: its p is the larger of the two
+  // (an intersection-union test), and the correction applies to that.
+  for (size_t i : tested)
+    p.push_back(diffs[i].runs_tested ? std::max(diffs[i].p, diffs[i].p_runs) : diffs[i].p);
   const std::vector<double> q = BenjaminiHochberg(p);
   for (size_t k = 0; k < tested.size(); ++k) {
     KeyDiff& d = diffs[tested[k]];
     d.q = q[k];
-    // Significant: a discovery after the correction, confirmed by the per-run totals when
-    // there are runs to compare, with an interval that excludes no change.
-    const bool discovery = d.q < options.alpha && (!d.runs_tested || d.p_runs < options.alpha);
+    // Significant: a discovery after the correction, with an interval that excludes no
+    // change.
+    const bool discovery = d.q < options.alpha;
     const bool excludes_zero = d.interval.valid && (d.interval.low > 0 || d.interval.high < 0);
     if (discovery && excludes_zero && !std::isnan(d.change)) {
       d.verdict = d.change > 0 ? DiffVerdict::kSlower : DiffVerdict::kFaster;

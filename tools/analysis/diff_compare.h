@@ -37,7 +37,7 @@ struct KeyDiff {
   double p = 1;                 // Mann–Whitney over the instances
   double p_runs = 1;            // Mann–Whitney over the per-run totals (1 if not tested)
   bool runs_tested = false;     // both sides hold several runs
-  double q = 1;                 // Benjamini–Hochberg over every key's p
+  double q = 1;  // Benjamini–Hochberg over every key's p (max(p, p_runs) if runs_tested)
   DiffVerdict verdict = DiffVerdict::kUnchanged;
 
   bool significant() const {
