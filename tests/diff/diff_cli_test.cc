@@ -301,5 +301,39 @@ TEST(DiffCliTest, BadInputIsNamedAndTheRestCompared) {
       << r.err;
 }
 
+// `query NAME=PATH`: each named input in its own schema of one database, equal to the
+// input loaded alone; the user's SQL still cannot attach.
+TEST(DiffCliTest, QuerySchemasPerNamedInput) {
+  const std::string dir = NewTempDir("query");
+  const std::string b = dir + "/base.twr", n = dir + "/new.twr";
+  WriteRun({.seed = 1}, b);
+  WriteRun({.seed = 2, .slow_factor = 1.2, .with_new = true, .with_gone = false}, n);
+  auto query = [](const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {Tracewire(), "query", "--format=csv"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunCommand(argv);
+  };
+  auto stats = [](const std::string& schema) {
+    return "SELECT name, count, p50_dur FROM " + schema + "region_stats ORDER BY name";
+  };
+  const CommandResult both = query({"base=" + b, "new=" + n, "-c", stats("base."), "-c",
+                                    stats("new."), "-c", "SELECT count(*) FROM slice"});
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  const CommandResult alone_b = query({b, "-c", stats("")});
+  const CommandResult alone_n = query({n, "-c", stats("")});
+  EXPECT_EQ(both.out,
+            alone_b.out + "\n" + alone_n.out + "\ncount(*)\n0\n");  // results apart by a blank line
+  // A comparison across the schemas: the regions on both sides, p50 change.
+  const CommandResult joined =
+      query({"base=" + b, "new=" + n, "-c",
+             "SELECT b.name, round(1.0 * n.p50_dur / b.p50_dur, 1) FROM base.region_stats b "
+             "JOIN new.region_stats n USING (category, name) WHERE b.name = 'slow'"});
+  ASSERT_EQ(joined.exit_code, 0) << joined.err;
+  EXPECT_EQ(joined.out, "name,\"round(1.0 * n.p50_dur / b.p50_dur, 1)\"\nslow,1.2\n");
+  EXPECT_EQ(query({"base=" + b, "-c", "ATTACH ':memory:' AS x"}).exit_code, 2);
+  EXPECT_EQ(query({"a=" + b, "a=" + n, "-c", "SELECT 1"}).exit_code, 2);
+  EXPECT_EQ(query({"--db=" + dir + "/x.db", "a=" + b}).exit_code, 2);
+}
+
 }  // namespace
 }  // namespace tracewire::cli_test
