@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <system_error>
 #include <tuple>
@@ -16,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "reader/targets/folded_target.h"
 #include "tools/analysis/diff_collect.h"
+#include "tools/analysis/diff_html.h"
 #include "tools/cli/exit_codes.h"
 #include "tools/cli/output_file.h"
 #include "tools/cli/trace_input.h"
@@ -63,45 +65,62 @@ void ReadRun(const std::string& path, Add&& add, ReadProblems* problems) {
   if (ReportSkippedFiles("diff", **input)) problems->skipped = true;
 }
 
-DiffSide ReadSide(const std::vector<std::string>& runs, ReadProblems* problems) {
-  DiffSide side;
-  for (const std::string& path : runs) {
-    RunCollector collector;
-    ReadRun(
-        path, [&](const reader::Event& e) { collector.Add(e); }, problems);
-    side.runs.push_back(collector.Finish());
-    side.names.push_back(path);
-  }
-  return side;
-}
-
-// The folded stacks of a side's runs, summed: stack -> weight.
-std::map<std::string, uint64_t> FoldedSide(const std::vector<std::string>& runs, bool regions,
-                                           ReadProblems* problems, uint64_t* events) {
-  std::map<std::string, uint64_t> stacks;
-  for (const std::string& path : runs) {
+// Folds the CPU samples of a run's events (as `decode --format=folded`) and adds its
+// stacks' weights to a side's.
+class RunFolder {
+ public:
+  explicit RunFolder(bool regions) {
     targets::FormatterOptions options;
     options.folded_regions = regions;
-    std::unique_ptr<targets::Formatter> formatter = targets::MakeFoldedFormatter(options);
-    std::string text;
-    ReadRun(
-        path,
-        [&](const reader::Event& e) {
-          ++*events;
-          formatter->Write(e, &text);
-        },
-        problems);
-    formatter->Finish(&text);
-    for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    formatter_ = targets::MakeFoldedFormatter(options);
+  }
+  void Add(const reader::Event& e) { formatter_->Write(e, &text_); }
+  // Adds the run's stacks to `stacks` (base or new weight, by `now`).
+  void Finish(bool now, DiffStacks* stacks) {
+    formatter_->Finish(&text_);
+    for (absl::string_view line : absl::StrSplit(text_, '\n', absl::SkipEmpty())) {
       const size_t space = line.rfind(' ');
       uint64_t weight = 0;
       if (space == absl::string_view::npos || !absl::SimpleAtoi(line.substr(space + 1), &weight)) {
         continue;
       }
-      stacks[std::string(line.substr(0, space))] += weight;
+      auto& weights = (*stacks)[std::string(line.substr(0, space))];
+      (now ? weights.second : weights.first) += weight;
     }
   }
-  return stacks;
+
+ private:
+  std::unique_ptr<targets::Formatter> formatter_;
+  std::string text_;
+};
+
+// What a side's runs are read into: the keys' values (if `keys`) and the folded stacks
+// (if `stacks`).
+struct SideReading {
+  DiffSide side;
+  uint64_t events = 0;
+};
+
+SideReading ReadSide(const std::vector<std::string>& runs, bool keys, DiffStacks* stacks, bool now,
+                     bool folded_regions, ReadProblems* problems) {
+  SideReading reading;
+  for (const std::string& path : runs) {
+    RunCollector collector;
+    std::optional<RunFolder> folder;
+    if (stacks != nullptr) folder.emplace(folded_regions);
+    ReadRun(
+        path,
+        [&](const reader::Event& e) {
+          ++reading.events;
+          if (keys) collector.Add(e);
+          if (folder) folder->Add(e);
+        },
+        problems);
+    if (keys) reading.side.runs.push_back(collector.Finish());
+    reading.side.names.push_back(path);
+    if (folder) folder->Finish(now, stacks);
+  }
+  return reading;
 }
 
 int Write(const std::string& output, const std::string& text) {
@@ -119,29 +138,89 @@ std::string SideName(const std::vector<std::string>& arguments) {
   return absl::StrJoin(arguments, " ");
 }
 
+// Warns of a side without events; true if there is one.
+bool WarnIfEmpty(const std::string& name, uint64_t events, const char* other) {
+  if (events > 0) return false;
+  Warn(absl::StrCat(name, ": no events; every key of the other side is ", other));
+  return true;
+}
+
 int DiffFolded(const DiffRequest& request, const std::vector<std::string>& base_runs,
                const std::vector<std::string>& new_runs) {
   ReadProblems problems;
-  uint64_t base_events = 0, new_events = 0;
-  const auto base = FoldedSide(base_runs, request.folded_regions, &problems, &base_events);
-  const auto now = FoldedSide(new_runs, request.folded_regions, &problems, &new_events);
-  std::map<std::string, std::pair<uint64_t, uint64_t>> both;
-  for (const auto& [stack, weight] : base) both[stack].first = weight;
-  for (const auto& [stack, weight] : now) both[stack].second = weight;
+  DiffStacks stacks;
+  const uint64_t base_events =
+      ReadSide(base_runs, false, &stacks, false, request.folded_regions, &problems).events;
+  const uint64_t new_events =
+      ReadSide(new_runs, false, &stacks, true, request.folded_regions, &problems).events;
   std::string text;
-  for (const auto& [stack, weights] : both) {
+  for (const auto& [stack, weights] : stacks) {
     absl::StrAppend(&text, stack, " ", weights.first, " ", weights.second, "\n");
   }
   if (const int code = Write(request.output, text); code != kExitOk) return code;
-  for (const auto& [name, events] : {std::pair{SideName(request.base), base_events},
-                                     std::pair{SideName(request.now), new_events}}) {
-    if (events == 0) {
-      Warn(absl::StrCat(name, ": no events"));
-      problems.invalid = true;
-    }
-  }
+  problems.invalid |= WarnIfEmpty(SideName(request.base), base_events, "new");
+  problems.invalid |= WarnIfEmpty(SideName(request.now), new_events, "gone");
   if (problems.invalid) return kExitInvalid;
   return problems.skipped ? kExitSkipped : kExitOk;
+}
+
+// Reads both sides (and with `stacks`, their CPU samples) and compares them.
+struct Comparison {
+  DiffHeading heading;
+  std::vector<KeyDiff> diffs;
+  ReadProblems problems;
+};
+
+Comparison Compare(const DiffRequest& request, DiffStacks* stacks) {
+  Comparison c;
+  const std::vector<std::string> base_runs = RunsOf(request.base);
+  const std::vector<std::string> new_runs = RunsOf(request.now);
+  const SideReading base = ReadSide(base_runs, true, stacks, false, false, &c.problems);
+  const SideReading now = ReadSide(new_runs, true, stacks, true, false, &c.problems);
+  DiffHeading& heading = c.heading;
+  heading.base_name = SideName(request.base);
+  heading.new_name = SideName(request.now);
+  heading.base_runs = base.side.runs.size();
+  heading.new_runs = now.side.runs.size();
+  heading.base_events = base.events;
+  heading.new_events = now.events;
+  heading.alpha = request.compare.alpha;
+  heading.confidence = request.compare.confidence;
+  c.problems.invalid |= WarnIfEmpty(heading.base_name, base.events, "new");
+  c.problems.invalid |= WarnIfEmpty(heading.new_name, now.events, "gone");
+  // Commands that do not meet: the two sides traced different programs.
+  std::set<std::string> base_commands, new_commands;
+  for (const RunValues& run : base.side.runs) {
+    base_commands.insert(run.commands.begin(), run.commands.end());
+  }
+  for (const RunValues& run : now.side.runs) {
+    new_commands.insert(run.commands.begin(), run.commands.end());
+  }
+  if (!base_commands.empty() && !new_commands.empty() &&
+      std::none_of(base_commands.begin(), base_commands.end(),
+                   [&](const std::string& cmd) { return new_commands.contains(cmd); })) {
+    Warn(
+        absl::StrCat("the sides ran different commands (base: ", absl::StrJoin(base_commands, ", "),
+                     "; new: ", absl::StrJoin(new_commands, ", "),
+                     "): their regions are keyed by command and do not meet"));
+  }
+  c.diffs = CompareSides(base.side, now.side, request.compare);
+  c.diffs.erase(std::remove_if(c.diffs.begin(), c.diffs.end(),
+                               [&](const KeyDiff& d) { return !request.filter.Keep(d); }),
+                c.diffs.end());
+  return c;
+}
+
+int ExitCode(const ReadProblems& problems) {
+  if (problems.invalid) return kExitInvalid;
+  return problems.skipped ? kExitSkipped : kExitOk;
+}
+
+absl::Status CheckOutput(const DiffRequest& request) {
+  for (const auto* side : {&request.base, &request.now}) {
+    if (absl::Status s = CheckOutputIsNotAnInput(request.output, RunsOf(*side)); !s.ok()) return s;
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -174,67 +253,47 @@ std::vector<std::string> RunsOf(const std::vector<std::string>& arguments) {
 }
 
 int Diff(const DiffRequest& request) {
-  const std::vector<std::string> base_runs = RunsOf(request.base);
-  const std::vector<std::string> new_runs = RunsOf(request.now);
-  if (absl::Status s = CheckOutputIsNotAnInput(request.output, base_runs); !s.ok()) {
+  if (absl::Status s = CheckOutput(request); !s.ok()) {
     Warn(std::string(s.message()));
     return kExitUsage;
   }
-  if (absl::Status s = CheckOutputIsNotAnInput(request.output, new_runs); !s.ok()) {
-    Warn(std::string(s.message()));
-    return kExitUsage;
-  }
-  if (request.folded) return DiffFolded(request, base_runs, new_runs);
-
-  ReadProblems problems;
-  const DiffSide base = ReadSide(base_runs, &problems);
-  const DiffSide now = ReadSide(new_runs, &problems);
-  DiffHeading heading;
-  heading.base_name = SideName(request.base);
-  heading.new_name = SideName(request.now);
-  heading.base_runs = base.runs.size();
-  heading.new_runs = now.runs.size();
-  heading.base_events = base.events();
-  heading.new_events = now.events();
-  heading.alpha = request.compare.alpha;
-  heading.confidence = request.compare.confidence;
-  for (const auto& [name, side, other] :
-       {std::tuple{heading.base_name, &base, "new"}, std::tuple{heading.new_name, &now, "gone"}}) {
-    if (side->events() == 0) {
-      Warn(absl::StrCat(name, ": no events; every key of the other side is ", other));
-      problems.invalid = true;
-    }
-  }
-  // Commands that do not meet: the two sides traced different programs.
-  std::set<std::string> base_commands, new_commands;
-  for (const RunValues& run : base.runs)
-    base_commands.insert(run.commands.begin(), run.commands.end());
-  for (const RunValues& run : now.runs)
-    new_commands.insert(run.commands.begin(), run.commands.end());
-  if (!base_commands.empty() && !new_commands.empty() &&
-      std::none_of(base_commands.begin(), base_commands.end(),
-                   [&](const std::string& c) { return new_commands.contains(c); })) {
-    Warn(
-        absl::StrCat("the sides ran different commands (base: ", absl::StrJoin(base_commands, ", "),
-                     "; new: ", absl::StrJoin(new_commands, ", "),
-                     "): their regions are keyed by command and do not meet"));
-  }
-
-  std::vector<KeyDiff> diffs = CompareSides(base, now, request.compare);
-  diffs.erase(std::remove_if(diffs.begin(), diffs.end(),
-                             [&](const KeyDiff& d) { return !request.filter.Keep(d); }),
-              diffs.end());
-  if (const int code = Write(request.output, RenderDiff(diffs, heading, request.format));
+  if (request.folded) return DiffFolded(request, RunsOf(request.base), RunsOf(request.now));
+  const Comparison c = Compare(request, nullptr);
+  if (const int code = Write(request.output, RenderDiff(c.diffs, c.heading, request.format));
       code != kExitOk) {
     return code;
   }
   if (!request.gate.empty()) {
-    const std::vector<std::string> failures = GateFailures(diffs, request.gate);
+    const std::vector<std::string> failures = GateFailures(c.diffs, request.gate);
     for (const std::string& failure : failures) Warn(absl::StrCat("--fail-if ", failure));
     if (!failures.empty()) return kExitRegression;
   }
-  if (problems.invalid) return kExitInvalid;
-  return problems.skipped ? kExitSkipped : kExitOk;
+  return ExitCode(c.problems);
+}
+
+int DiffReport(const std::vector<std::string>& base, const std::vector<std::string>& now,
+               const std::string& output) {
+  DiffRequest request;
+  request.base = base;
+  request.now = now;
+  request.output = output;
+  if (absl::Status s = CheckOutput(request); !s.ok()) {
+    Warn(std::string(s.message()));
+    return kExitUsage;
+  }
+  DiffStacks stacks;
+  const Comparison c = Compare(request, &stacks);
+  std::string warning;
+  if (c.problems.invalid || c.problems.skipped) {
+    warning =
+        "Part of the input could not be read (see the messages of the command); the "
+        "rest is compared.";
+  }
+  if (const int code = Write(output, RenderDiffHtml(stacks, c.diffs, c.heading, warning));
+      code != kExitOk) {
+    return code;
+  }
+  return ExitCode(c.problems);
 }
 
 }  // namespace tracewire::tools

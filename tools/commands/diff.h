@@ -36,6 +36,12 @@ std::vector<std::string> RunsOf(const std::vector<std::string>& arguments);
 // compared), kExitSkipped if files of a run's directory were skipped, else kExitOk.
 int Diff(const DiffRequest& request);
 
+// `tracewire report --diff BASE NEW`: writes the page of tools/analysis/diff_html.h for the
+// two sides (each a list of arguments, as DiffRequest's) to `output` ("" or "-": stdout).
+// Returns the exit code as Diff() does (no gate).
+int DiffReport(const std::vector<std::string>& base, const std::vector<std::string>& now,
+               const std::string& output);
+
 }  // namespace tracewire::tools
 
 #endif  // TRACEWIRE_TOOLS_COMMANDS_DIFF_H_
