@@ -214,6 +214,7 @@ TEST(DiffCliTest, FailIfExitCodes) {
   r = Diff({"--fail-if=errors>0", b, n});
   EXPECT_EQ(r.exit_code, 5) << r.err;
   EXPECT_TRUE(absl::StrContains(r.err, "2 more error events per run")) << r.err;
+  EXPECT_EQ(Diff({"--fail-if=errors>0", "--only=regions", b, n}).exit_code, 5);  // still counted
   EXPECT_EQ(Diff({"--fail-if=errors>2", b, n}).exit_code, 0);
   EXPECT_EQ(Diff({"--fail-if=errors>0", n, b}).exit_code, 0);  // fewer errors
   EXPECT_EQ(Diff({"--fail-if=p96>+5%", b, n}).exit_code, 2);

@@ -167,7 +167,8 @@ int DiffFolded(const DiffRequest& request, const std::vector<std::string>& base_
 // Reads both sides (and with `stacks`, their CPU samples) and compares them.
 struct Comparison {
   DiffHeading heading;
-  std::vector<KeyDiff> diffs;
+  std::vector<KeyDiff> diffs;         // as filtered by --only and --min-count
+  std::optional<KeyDiff> all_errors;  // the "*" error key, filtered or not (--fail-if errors)
   ReadProblems problems;
 };
 
@@ -205,6 +206,9 @@ Comparison Compare(const DiffRequest& request, DiffStacks* stacks) {
                      "): their regions are keyed by command and do not meet"));
   }
   c.diffs = CompareSides(base.side, now.side, request.compare);
+  for (const KeyDiff& d : c.diffs) {
+    if (d.kind == DiffKind::kError && d.name == "*") c.all_errors = d;
+  }
   c.diffs.erase(std::remove_if(c.diffs.begin(), c.diffs.end(),
                                [&](const KeyDiff& d) { return !request.filter.Keep(d); }),
                 c.diffs.end());
@@ -264,7 +268,14 @@ int Diff(const DiffRequest& request) {
     return code;
   }
   if (!request.gate.empty()) {
-    const std::vector<std::string> failures = GateFailures(c.diffs, request.gate);
+    // Errors count whatever --only and --min-count leave out.
+    std::vector<KeyDiff> gated = c.diffs;
+    if (c.all_errors && std::none_of(gated.begin(), gated.end(), [](const KeyDiff& d) {
+          return d.kind == DiffKind::kError && d.name == "*";
+        })) {
+      gated.push_back(*c.all_errors);
+    }
+    const std::vector<std::string> failures = GateFailures(gated, request.gate);
     for (const std::string& failure : failures) Warn(absl::StrCat("--fail-if ", failure));
     if (!failures.empty()) return kExitRegression;
   }
