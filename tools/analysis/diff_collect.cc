@@ -146,6 +146,14 @@ RunValues RunCollector::Finish() {
     last.emplace_back(it->first.second, it->second.back());
   }
   for (auto& [name, value] : last) Values(DiffKind::kGaugeLast, name).push_back(value);
+  // A gauge's samples are a time series, not independent draws: the run's mean is its one
+  // value (compared across runs, as the last sample is).
+  for (auto it = run_.values.lower_bound(DiffKey{DiffKind::kGaugeMean, ""});
+       it != run_.values.end() && it->first.first == DiffKind::kGaugeMean; ++it) {
+    double sum = 0;
+    for (double v : it->second) sum += v;
+    it->second.assign(1, sum / static_cast<double>(it->second.size()));
+  }
   // Functions: shares of the run's CPU-sample weight, in percent.
   if (sample_weight_ > 0) {
     const double scale = 100.0 / static_cast<double>(sample_weight_);

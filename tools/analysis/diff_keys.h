@@ -27,7 +27,7 @@ enum class DiffKind : uint8_t {
   kChild,          // a child process's durations (class/argv[0]), ns
   kTimer,          // a timer's total time in the run (category/name), ns
   kCounter,        // a counter's value in the run (category/name)
-  kGaugeMean,      // a gauge's samples (category/name)
+  kGaugeMean,      // a gauge's mean sample in the run (category/name)
   kGaugeLast,      // a gauge's last sample in the run
   kFunctionSelf,   // a function's self CPU-sample weight, % of the run's samples
   kFunctionTotal,  // a function's total CPU-sample weight, % of the run's samples
