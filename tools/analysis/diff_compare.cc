@@ -96,7 +96,7 @@ std::vector<KeyDiff> CompareSides(const DiffSide& base, const DiffSide& now,
     d.p = MannWhitneyP(b.all, n.all);
     d.runs_tested = base.runs.size() > 1 && now.runs.size() > 1 && !info.per_run &&
                     info.kind != DiffKind::kGaugeLast && info.kind != DiffKind::kGaugeMean;
-    if (d.runs_tested) d.p_runs = MannWhitneyP(b.totals, n.totals);
+    if (d.runs_tested) d.p_runs = WelchLogP(b.totals, n.totals);
     tested.push_back(diffs.size() - 1);
   }
   std::vector<double> p;

@@ -1,8 +1,8 @@
 // CompareSides: every key of two sides (diff_keys.h) compared — each side's summary, the
 // relative change of the kind's statistic with a bootstrap confidence interval, the
-// Mann–Whitney U test over the instances (and, when both sides hold several runs, over
-// the per-run totals), the Benjamini–Hochberg q-value over all keys tested, and the
-// verdict. docs/cli.md (diff) states the rules for users.
+// Mann–Whitney U test over the instances (and, when both sides hold several runs, Welch's
+// t-test over the logarithms of the per-run totals), the Benjamini–Hochberg q-value over all keys
+// tested, and the verdict. docs/cli.md (diff) states the rules for users.
 #ifndef TRACEWIRE_TOOLS_ANALYSIS_DIFF_COMPARE_H_
 #define TRACEWIRE_TOOLS_ANALYSIS_DIFF_COMPARE_H_
 
@@ -35,7 +35,7 @@ struct KeyDiff {
   double change = 0;            // statistic(NEW) / statistic(BASE) - 1 (NaN if BASE's is 0)
   Interval interval;            // its confidence interval
   double p = 1;                 // Mann–Whitney over the instances
-  double p_runs = 1;            // Mann–Whitney over the per-run totals (1 if not tested)
+  double p_runs = 1;            // Welch's t over the logs of the per-run totals (1 if not tested)
   bool runs_tested = false;     // both sides hold several runs
   double q = 1;  // Benjamini–Hochberg over every key's p (max(p, p_runs) if runs_tested)
   DiffVerdict verdict = DiffVerdict::kUnchanged;

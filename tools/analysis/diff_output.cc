@@ -58,13 +58,13 @@ std::string Heading(const DiffHeading& h) {
     return absl::StrCat(name, " (", runs, runs == 1 ? " run, " : " runs, ", events, " events)");
   };
   return absl::StrFormat(
-      "base: %s\nnew:  %s\nchanges: significant at a false discovery rate of %g%%, "
-      "intervals %g%%; base/new: p50 of durations, mean of the others\n",
-      side(h.base_name, h.base_runs, h.base_events), side(h.new_name, h.new_runs, h.new_events),
-      100 * h.alpha, 100 * h.confidence) +
+             "base: %s\nnew:  %s\nchanges: significant at a false discovery rate of %g%%, "
+             "intervals %g%%; base/new: p50 of durations, mean of the others\n",
+             side(h.base_name, h.base_runs, h.base_events),
+             side(h.new_name, h.new_runs, h.new_events), 100 * h.alpha, 100 * h.confidence) +
          (h.base_runs == 1 || h.new_runs == 1
               ? "note: one run on a side: run-to-run noise is not measured, and a change it "
-                "causes looks significant; record 4 or more runs a side to tell\n"
+                "causes looks significant; record 5 or more runs a side to tell\n"
               : "");
 }
 

@@ -104,6 +104,85 @@ double MannWhitneyP(absl::Span<const double> a, absl::Span<const double> b) {
   return Clamp01(std::erfc(z / std::sqrt(2.0)));
 }
 
+namespace {
+
+// The continued fraction of the regularized incomplete beta function I_x(a, b) (modified
+// Lentz's method), for x < (a + 1) / (a + b + 2).
+double BetaFraction(double a, double b, double x) {
+  constexpr double kTiny = 1e-300;
+  constexpr double kEpsilon = 1e-15;
+  double c = 1, d = 1 - (a + b) * x / (a + 1);
+  if (std::fabs(d) < kTiny) d = kTiny;
+  d = 1 / d;
+  double h = d;
+  for (int m = 1; m <= 1000; ++m) {
+    const double m2 = 2.0 * m;
+    // Even step.
+    double term = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+    d = 1 + term * d;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = 1 + term / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    h *= d * c;
+    // Odd step.
+    term = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+    d = 1 + term * d;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = 1 + term / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    const double delta = d * c;
+    h *= delta;
+    if (std::fabs(delta - 1) < kEpsilon) break;
+  }
+  return h;
+}
+
+// The regularized incomplete beta function I_x(a, b), 0 <= x <= 1.
+double IncompleteBeta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
+                                a * std::log(x) + b * std::log1p(-x));
+  if (x < (a + 1) / (a + b + 2)) return front * BetaFraction(a, b, x) / a;
+  return 1 - front * BetaFraction(b, a, 1 - x) / b;
+}
+
+}  // namespace
+
+double StudentTwoSidedP(double t, double df) {
+  if (!std::isfinite(t)) return 0;
+  return Clamp01(IncompleteBeta(df / 2, 0.5, df / (df + t * t)));
+}
+
+double WelchLogP(absl::Span<const double> a, absl::Span<const double> b) {
+  if (a.size() < 2 || b.size() < 2) return 1;
+  auto moments = [](absl::Span<const double> v, double* mean, double* variance) {
+    double sum = 0;
+    for (double x : v) sum += std::log(x);
+    *mean = sum / static_cast<double>(v.size());
+    double squares = 0;
+    for (double x : v) squares += (std::log(x) - *mean) * (std::log(x) - *mean);
+    *variance = squares / static_cast<double>(v.size() - 1);
+  };
+  for (absl::Span<const double> v : {a, b}) {
+    for (double x : v) {
+      if (!(x > 0) || !std::isfinite(x)) return 1;
+    }
+  }
+  double ma, va, mb, vb;
+  moments(a, &ma, &va);
+  moments(b, &mb, &vb);
+  const double na = static_cast<double>(a.size()), nb = static_cast<double>(b.size());
+  const double se2 = va / na + vb / nb;
+  if (se2 <= 0) return ma == mb ? 1 : 0;
+  const double t = (mb - ma) / std::sqrt(se2);
+  const double df =
+      se2 * se2 / ((va / na) * (va / na) / (na - 1) + (vb / nb) * (vb / nb) / (nb - 1));
+  return StudentTwoSidedP(t, df);
+}
+
 std::vector<double> BenjaminiHochberg(absl::Span<const double> p) {
   const size_t m = p.size();
   std::vector<size_t> order(m);

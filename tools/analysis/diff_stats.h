@@ -37,6 +37,17 @@ double SortedQuantile(absl::Span<const double> sorted, double q);
 // with the tie correction and a continuity correction. 1 when either sample is empty.
 double MannWhitneyP(absl::Span<const double> a, absl::Span<const double> b);
 
+// The two-sided p-value of Welch's t-test (unequal variances, Welch–Satterthwaite degrees
+// of freedom) of the logarithms of `a` against those of `b`: for per-run totals, whose
+// run-to-run noise is multiplicative (a loaded machine makes a whole run slower by a
+// factor), it assumes their logarithms roughly normal. Needs 2 or more values a side, all
+// positive; otherwise (and when both sides are constant and equal) 1. Both sides constant
+// and different: 0.
+double WelchLogP(absl::Span<const double> a, absl::Span<const double> b);
+
+// P(|T| >= t) for Student's t distribution with `df` (> 0) degrees of freedom.
+double StudentTwoSidedP(double t, double df);
+
 // Benjamini–Hochberg adjusted p-values (q-values) of `p`, in the same order: a key whose
 // q is below alpha is a discovery at a false discovery rate of alpha.
 std::vector<double> BenjaminiHochberg(absl::Span<const double> p);

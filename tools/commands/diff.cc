@@ -25,8 +25,11 @@
 namespace tracewire::tools {
 namespace {
 
+// The command whose messages these are ("diff", or "report" for report --diff).
+const char* g_command = "diff";
+
 void Warn(const std::string& message) {
-  std::fprintf(stderr, "tracewire diff: %s\n", message.c_str());
+  std::fprintf(stderr, "tracewire %s: %s\n", g_command, message.c_str());
 }
 
 // How reading the runs went.
@@ -62,7 +65,7 @@ void ReadRun(const std::string& path, Add&& add, ReadProblems* problems) {
     Warn(absl::StrCat(file, ": damaged, the rest is compared: ", loss.Summary()));
     problems->invalid = true;
   }
-  if (ReportSkippedFiles("diff", **input)) problems->skipped = true;
+  if (ReportSkippedFiles(g_command, **input)) problems->skipped = true;
 }
 
 // Folds the CPU samples of a run's events (as `decode --format=folded`) and adds its
@@ -284,6 +287,7 @@ int Diff(const DiffRequest& request) {
 
 int DiffReport(const std::vector<std::string>& base, const std::vector<std::string>& now,
                const std::string& output) {
+  g_command = "report";
   DiffRequest request;
   request.base = base;
   request.now = now;
