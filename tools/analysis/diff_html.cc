@@ -40,12 +40,15 @@ struct Node {
   std::map<std::string, size_t> children;  // by name
 };
 
-// The fill of a frame whose share of the samples changed by `delta` (of the largest).
+// The fill of a frame whose share of the samples changed by `delta` (of the largest): light
+// grey for no change (so that every frame shows against the page), to red (a larger share
+// in NEW) or blue (a smaller one).
 std::string Fill(double delta) {
   const double t = std::min(1.0, std::fabs(delta));
-  const int fade = static_cast<int>(std::lround(255 - 200 * t));
-  return delta >= 0 ? absl::StrFormat("rgb(255,%d,%d)", fade, fade)
-                    : absl::StrFormat("rgb(%d,%d,255)", fade, fade);
+  const int strong = static_cast<int>(std::lround(235 + 20 * t));
+  const int fade = static_cast<int>(std::lround(235 - 180 * t));
+  return delta >= 0 ? absl::StrFormat("rgb(%d,%d,%d)", strong, fade, fade)
+                    : absl::StrFormat("rgb(%d,%d,%d)", fade, fade, strong);
 }
 
 void DiffFlameGraph(const DiffStacks& stacks, std::string* out) {

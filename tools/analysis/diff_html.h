@@ -5,7 +5,7 @@
 // The flame graph is drawn as the FlameGraph tools draw a difffolded file: frames as wide
 // as NEW's sample weight (callers below callees, children in name order), each coloured by
 // how its share of its side's samples changed: red where NEW spends a larger share there,
-// blue where a smaller one, the more saturated the larger the change (white: no change).
+// blue where a smaller one, the more saturated the larger the change (light grey: none).
 // Frames narrower than half a pixel are left out; at most kMaxFrames are drawn.
 #ifndef TRACEWIRE_TOOLS_ANALYSIS_DIFF_HTML_H_
 #define TRACEWIRE_TOOLS_ANALYSIS_DIFF_HTML_H_
