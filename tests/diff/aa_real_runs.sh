@@ -13,10 +13,12 @@ for i in $(seq -w 0 39); do
   mkdir -p "$work/r$i"
   TRACEWIRE=$work/r$i/t.twr TRACEWIRE_CATEGORIES=-debug "$tp" 2000 64 >/dev/null
 done
-# Prints "flagged tested" for one comparison (keys on both sides).
+# Prints "flagged tested" for one comparison (keys on both sides); the flagged keys' names
+# go to $work/flagged.
 compare() {
   "$tw" diff --format=csv "$1" "$2" 2>/dev/null |
-    awk -F, 'NR > 1 && $3 != "new" && $3 != "gone" { n++; if ($3 == "slower" || $3 == "faster") f++ }
+    awk -F, -v out="$work/flagged" 'NR > 1 && $3 != "new" && $3 != "gone" { n++
+               if ($3 == "slower" || $3 == "faster") { f++; print $2 >> out } }
              END { print f + 0, n + 0 }'
 }
 report() {  # label, then "flagged tested" lines on stdin
@@ -26,6 +28,7 @@ report() {  # label, then "flagged tested" lines on stdin
 for i in $(seq 0 2 38); do
   compare "$work/r$(printf %02d "$i")" "$work/r$(printf %02d $((i + 1)))"
 done | report "1 run a side"
+[ -s "$work/flagged" ] && sort "$work/flagged" | uniq -c | sed 's/^/  flagged: /' && rm "$work/flagged"
 for c in 0 1 2 3; do
   mkdir -p "$work/s$c/a" "$work/s$c/b"
   for j in 0 1 2 3 4; do
@@ -35,3 +38,5 @@ for c in 0 1 2 3; do
   done
   compare "$work/s$c/a" "$work/s$c/b"
 done | report "5 runs a side"
+[ -s "$work/flagged" ] && sort "$work/flagged" | uniq -c | sed 's/^/  flagged: /'
+true

@@ -46,6 +46,32 @@ uint64_t SeedOf(const DiffKey& key) {
   return h;
 }
 
+// The units a side's per-unit test and interval resample: its runs when it holds several;
+// with one run, that run's instances cut into `blocks` consecutive blocks (instances are in
+// the order they ended), so that drift within the run stands in for the run-to-run noise
+// one run cannot show. Empty when one run has under 2 instances a block.
+std::vector<std::vector<double>> UnitsOf(const SideValues& v, int blocks) {
+  if (v.runs.size() > 1) return v.runs;
+  if (v.runs.empty() || blocks < 2) return {};
+  const std::vector<double>& run = v.runs[0];
+  const size_t n = run.size();
+  if (n < 2 * static_cast<size_t>(blocks)) return {};
+  std::vector<std::vector<double>> units;
+  for (int b = 0; b < blocks; ++b) {
+    units.emplace_back(run.begin() + n * b / blocks, run.begin() + n * (b + 1) / blocks);
+  }
+  return units;
+}
+
+// The statistic of each unit that holds values.
+std::vector<double> StatisticsOf(Statistic statistic, std::vector<std::vector<double>> units) {
+  std::vector<double> out;
+  for (std::vector<double>& unit : units) {
+    if (!unit.empty()) out.push_back(StatisticOf(statistic, unit));  // a run without the key
+  }
+  return out;
+}
+
 int Rank(const KeyDiff& d) {
   if (d.significant()) return 0;
   if (d.verdict == DiffVerdict::kNew || d.verdict == DiffVerdict::kVanished) return 1;
@@ -92,27 +118,46 @@ std::vector<KeyDiff> CompareSides(const DiffSide& base, const DiffSide& now,
     bootstrap.resamples = options.resamples;
     bootstrap.confidence = options.confidence;
     bootstrap.seed = SeedOf(key);
-    d.interval = BootstrapRelativeChange(b.runs, n.runs, info.statistic, bootstrap);
     d.p = MannWhitneyP(b.all, n.all);
-    d.runs_tested = base.runs.size() > 1 && now.runs.size() > 1 && !info.per_run &&
-                    info.kind != DiffKind::kGaugeLast && info.kind != DiffKind::kGaugeMean;
-    if (d.runs_tested) d.p_runs = WelchLogP(b.totals, n.totals);
+    const bool several = base.runs.size() > 1 && now.runs.size() > 1;
+    const bool by_unit =
+        !info.per_run && info.kind != DiffKind::kGaugeLast && info.kind != DiffKind::kGaugeMean;
+    if (several) {
+      d.interval = BootstrapRelativeChange(b.runs, n.runs, info.statistic, bootstrap);
+      d.runs_tested = by_unit;
+      if (d.runs_tested) d.p_runs = WelchLogP(b.totals, n.totals);
+    } else {
+      // A side of one run: its blocks are the units of the interval and of the per-unit
+      // test, which compares the units' statistics (blocks differ in size from runs).
+      const std::vector<std::vector<double>> ub = UnitsOf(b, options.blocks);
+      const std::vector<std::vector<double>> un = UnitsOf(n, options.blocks);
+      const bool blocked = by_unit && !ub.empty() && !un.empty();
+      d.interval = BootstrapRelativeChange(blocked ? ub : b.runs, blocked ? un : n.runs,
+                                           info.statistic, bootstrap);
+      d.blocks_tested = blocked;
+      if (blocked) {
+        d.p_runs = WelchLogP(StatisticsOf(info.statistic, ub), StatisticsOf(info.statistic, un));
+      }
+    }
     tested.push_back(diffs.size() - 1);
   }
   std::vector<double> p;
   // With runs on both sides a key must pass both tests: its p is the larger of the two
   // (an intersection-union test), and the correction applies to that.
   for (size_t i : tested)
-    p.push_back(diffs[i].runs_tested ? std::max(diffs[i].p, diffs[i].p_runs) : diffs[i].p);
+    p.push_back(diffs[i].runs_tested || diffs[i].blocks_tested
+                    ? std::max(diffs[i].p, diffs[i].p_runs)
+                    : diffs[i].p);
   const std::vector<double> q = BenjaminiHochberg(p);
   for (size_t k = 0; k < tested.size(); ++k) {
     KeyDiff& d = diffs[tested[k]];
     d.q = q[k];
     // Significant: a discovery after the correction, with an interval that excludes no
-    // change.
+    // change, and a change of at least the practical minimum.
     const bool discovery = d.q < options.alpha;
     const bool excludes_zero = d.interval.valid && (d.interval.low > 0 || d.interval.high < 0);
-    if (discovery && excludes_zero && !std::isnan(d.change)) {
+    const bool large = std::fabs(d.change) >= options.min_change;
+    if (discovery && excludes_zero && large && !std::isnan(d.change)) {
       d.verdict = d.change > 0 ? DiffVerdict::kSlower : DiffVerdict::kFaster;
     }
   }

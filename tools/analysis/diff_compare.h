@@ -1,8 +1,10 @@
 // CompareSides: every key of two sides (diff_keys.h) compared — each side's summary, the
 // relative change of the kind's statistic with a bootstrap confidence interval, the
-// Mann–Whitney U test over the instances (and, when both sides hold several runs, Welch's
-// t-test over the logarithms of the per-run totals), the Benjamini–Hochberg q-value over all keys
-// tested, and the verdict. docs/cli.md (diff) states the rules for users.
+// Mann–Whitney U test over the instances and Welch's t-test over the logarithms of the
+// per-run totals (both sides several runs) or of the statistics of time-ordered blocks of
+// the instances (a side of one run), the Benjamini–Hochberg q-value over all keys tested,
+// and the verdict (which also needs a change of at least CompareOptions::min_change). docs/cli.md
+// (diff) states the rules for users.
 #ifndef TRACEWIRE_TOOLS_ANALYSIS_DIFF_COMPARE_H_
 #define TRACEWIRE_TOOLS_ANALYSIS_DIFF_COMPARE_H_
 
@@ -35,9 +37,12 @@ struct KeyDiff {
   double change = 0;            // statistic(NEW) / statistic(BASE) - 1 (NaN if BASE's is 0)
   Interval interval;            // its confidence interval
   double p = 1;                 // Mann–Whitney over the instances
-  double p_runs = 1;            // Welch's t over the logs of the per-run totals (1 if not tested)
-  bool runs_tested = false;     // both sides hold several runs
-  double q = 1;  // Benjamini–Hochberg over every key's p (max(p, p_runs) if runs_tested)
+  // Welch's t over the logs of the per-run totals (runs_tested) or of the blocks'
+  // statistics (blocks_tested); 1 if not tested.
+  double p_runs = 1;
+  bool runs_tested = false;    // both sides hold several runs
+  bool blocks_tested = false;  // a side holds one run: its time-ordered blocks were tested
+  double q = 1;  // Benjamini–Hochberg over every key's p (max(p, p_runs) if either tested)
   DiffVerdict verdict = DiffVerdict::kUnchanged;
 
   bool significant() const {
@@ -50,6 +55,8 @@ struct CompareOptions {
   double alpha = 0.05;       // false discovery rate, and level of the per-run test
   double confidence = 0.95;  // of the intervals
   int resamples = 500;       // bootstrap resamples per key
+  double min_change = 0.10;  // a smaller |change| is never significant (0.1 = 10 %)
+  int blocks = 5;            // time-ordered blocks a one-run side is cut into
 };
 
 // Compares every key of either side; the result is sorted by what matters: significant

@@ -58,13 +58,14 @@ std::string Heading(const DiffHeading& h) {
     return absl::StrCat(name, " (", runs, runs == 1 ? " run, " : " runs, ", events, " events)");
   };
   return absl::StrFormat(
-             "base: %s\nnew:  %s\nchanges: significant at a false discovery rate of %g%%, "
-             "intervals %g%%; base/new: p50 of durations, mean of the others\n",
+             "base: %s\nnew:  %s\nchanges: significant at a false discovery rate of %g%% and of "
+             "%g%% or more, intervals %g%%; base/new: p50 of durations, mean of the others\n",
              side(h.base_name, h.base_runs, h.base_events),
-             side(h.new_name, h.new_runs, h.new_events), 100 * h.alpha, 100 * h.confidence) +
+             side(h.new_name, h.new_runs, h.new_events), 100 * h.alpha, 100 * h.min_change,
+             100 * h.confidence) +
          (h.base_runs == 1 || h.new_runs == 1
-              ? "note: one run on a side: run-to-run noise is not measured, and a change it "
-                "causes looks significant; record 5 or more runs a side to tell\n"
+              ? "note: one run on a side: run-to-run noise is only estimated from the drift "
+                "within the run; record 5 or more runs a side to measure it\n"
               : "");
 }
 
@@ -145,7 +146,7 @@ std::string Csv(const std::vector<KeyDiff>& diffs) {
                                   d.interval.valid ? Number(d.interval.low) : "",
                                   d.interval.valid ? Number(d.interval.high) : "",
                                   Number(d.p),
-                                  d.runs_tested ? Number(d.p_runs) : "",
+                                  d.runs_tested || d.blocks_tested ? Number(d.p_runs) : "",
                                   Number(d.q)};
     for (const Summary* s : {&d.base, &d.now}) {
       for (double v : StatsOf(*s)) f.push_back(Number(v));
@@ -190,7 +191,7 @@ std::string Json(const std::vector<KeyDiff>& diffs, const DiffHeading& h) {
     out += ",\"p\":";
     JsonNumber(d.p, &out);
     out += ",\"p_runs\":";
-    if (d.runs_tested) {
+    if (d.runs_tested || d.blocks_tested) {
       JsonNumber(d.p_runs, &out);
     } else {
       out += "null";

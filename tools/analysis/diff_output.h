@@ -34,6 +34,7 @@ struct DiffHeading {
   uint64_t base_events = 0, new_events = 0;
   double alpha = 0.05;
   double confidence = 0.95;
+  double min_change = 0.10;  // the smallest change called significant
 };
 
 // The output for `diffs` (already filtered and sorted).

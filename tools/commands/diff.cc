@@ -189,6 +189,7 @@ Comparison Compare(const DiffRequest& request, DiffStacks* stacks) {
   heading.base_events = base.events;
   heading.new_events = now.events;
   heading.alpha = request.compare.alpha;
+  heading.min_change = request.compare.min_change;
   heading.confidence = request.compare.confidence;
   c.problems.invalid |= WarnIfEmpty(heading.base_name, base.events, "new");
   c.problems.invalid |= WarnIfEmpty(heading.new_name, now.events, "gone");

@@ -20,6 +20,7 @@ ABSL_FLAG(std::string, fail_if, "", "diff: exit 5 if a condition holds (p95>+10%
 ABSL_FLAG(std::string, base, "", "diff: the runs of BASE (one or more FILE or DIR follow)");
 ABSL_FLAG(std::string, new, "", "diff: the runs of NEW (one or more FILE or DIR follow)");
 ABSL_FLAG(double, alpha, 0.05, "diff: false discovery rate of the significant changes");
+ABSL_FLAG(double, min_change, 10, "diff: the smallest change (%) called significant");
 
 namespace tracewire::tools {
 namespace {
@@ -27,7 +28,8 @@ namespace {
 // The help of `tracewire diff`.
 constexpr char kHelp[] =
     "usage: tracewire diff [--format=table|json|csv|markdown|folded] [--only=KINDS]\n"
-    "                      [--min-count=N] [--fail-if=EXPR] [--alpha=0.05] [--regions]\n"
+    "                      [--min-count=N] [--fail-if=EXPR] [--alpha=0.05]\n"
+    "                      [--min-change=10] [--regions]\n"
     "                      BASE NEW [-o OUT]\n"
     "       tracewire diff [flags] --base BASE... --new NEW...\n"
     "\n"
@@ -39,9 +41,10 @@ constexpr char kHelp[] =
     "each), or several of these after --base / --new. For each key it prints both sides'\n"
     "p50 (durations) or mean (the others), the relative change with a 95% bootstrap\n"
     "interval, and a verdict: slower/faster when the change is significant (Mann-Whitney U\n"
-    "over the instances and, with several runs a side, Welch's t over the logs of the\n"
-    "per-run totals; Benjamini-Hochberg over all keys), new, gone, or same. Significant\n"
-    "changes come first; record 5 or more runs a side to see run-to-run noise.\n"
+    "over the instances and Welch's t over the logs of the per-run totals, or with one run\n"
+    "a side of 5 time-ordered blocks' p50s; Benjamini-Hochberg over all keys) and at least\n"
+    "--min-change, new, gone, or same. Significant changes come first; record 5 or more\n"
+    "runs a side to measure run-to-run noise.\n"
     "\n"
     "Flags:\n"
     "  --format=F      table (default), json, csv, markdown, or folded: the CPU samples of\n"
@@ -53,6 +56,7 @@ constexpr char kHelp[] =
     "                  STAT<-P% (STAT: count, total, mean, p50, p95, p99), or errors>N\n"
     "                  (N more error events per run); conditions separated by ','\n"
     "  --alpha=A       false discovery rate (default 0.05)\n"
+    "  --min-change=P  a change smaller than P% is never significant (default 10)\n"
     "  --regions       folded: start each stack with the regions open on its thread\n"
     "  -o OUT          write to OUT (default stdout)\n"
     "\n"
@@ -124,7 +128,7 @@ int RunDiffCommand(const Command& command, const CommandLine& line) {
   if (format == "folded") {
     request.folded = true;
     request.folded_regions = absl::GetFlag(FLAGS_regions);
-    for (const char* flag : {"only", "min_count", "fail_if", "alpha"}) {
+    for (const char* flag : {"only", "min_count", "fail_if", "alpha", "min_change"}) {
       if (line.Has(flag)) {
         return UsageError(command, std::string("--") + flag + " does nothing for --format=folded");
       }
@@ -148,6 +152,11 @@ int RunDiffCommand(const Command& command, const CommandLine& line) {
   const double alpha = absl::GetFlag(FLAGS_alpha);
   if (!(alpha > 0 && alpha < 1)) return UsageError(command, "--alpha must be between 0 and 1");
   request.compare.alpha = alpha;
+  const double min_change = absl::GetFlag(FLAGS_min_change);
+  if (!(min_change >= 0 && min_change < 1e6)) {
+    return UsageError(command, "--min-change must be a percentage >= 0");
+  }
+  request.compare.min_change = min_change / 100;
   if (line.Has("fail_if")) {
     absl::StatusOr<std::vector<GateCondition>> gate = ParseFailIf(absl::GetFlag(FLAGS_fail_if));
     if (!gate.ok()) return UsageError(command, gate.status().message());
@@ -165,8 +174,8 @@ const Command& DiffCommand() {
       .summary = "compare two runs or sets of runs: what got slower, with the noise measured",
       .help = kHelp,
       .flags = {FlagOf(FLAGS_format), FlagOf(FLAGS_only), FlagOf(FLAGS_min_count),
-                FlagOf(FLAGS_fail_if), FlagOf(FLAGS_alpha), FlagOf(FLAGS_regions), FlagOf(FLAGS_o),
-                FlagOf(FLAGS_base), FlagOf(FLAGS_new)},
+                FlagOf(FLAGS_fail_if), FlagOf(FLAGS_alpha), FlagOf(FLAGS_min_change),
+                FlagOf(FLAGS_regions), FlagOf(FLAGS_o), FlagOf(FLAGS_base), FlagOf(FLAGS_new)},
       .parse = ParseDiff,
       .run = RunDiffCommand,
   };
