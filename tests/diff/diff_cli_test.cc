@@ -166,6 +166,13 @@ TEST(DiffCliTest, OneRunASideFlagsTheSlowerRegionOnly) {
   const CommandResult min =
       Diff({"--format=csv", "--min-count=2", dir + "/base.twr", dir + "/new.twr"});
   EXPECT_FALSE(ParseCsv(min.out).contains("command demo"));
+  // --min-change: a +20 % change is not significant when 50 % is the least that counts; the
+  // one-run side's p-value over its blocks is written.
+  const auto rows =
+      ParseCsv(Diff({"--format=csv", "--min-change=50", dir + "/base.twr", dir + "/new.twr"}).out);
+  EXPECT_EQ(rows.at("region demo: work/slow").verdict, "same");
+  EXPECT_TRUE(absl::StrContains(json.out, "\"p_runs\":0")) << json.out;
+  EXPECT_EQ(Diff({"--min-change=-1", dir + "/base.twr", dir + "/new.twr"}).exit_code, 2);
 }
 
 TEST(DiffCliTest, SeveralRunsASideAsDirectoriesAndLists) {
