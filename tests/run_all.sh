@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole tracewire test suite with Bazel — every test, then the reader and format
-# tests and the runtime's CPU-profile test again under ASan+UBSan (--config=asan), the
-# runtime tests under ThreadSanitizer
+# tests, the runtime's CPU-profile test and diff's statistics again under ASan+UBSan
+# (--config=asan), the runtime tests under ThreadSanitizer
 # (--config=tsan), the fuzz targets (clang + libFuzzer, ASan+UBSan:
 # tests/fuzz/run_fuzzers.sh replays every committed input and fuzzes each target for
 # $TRACEWIRE_FUZZ_SECONDS, default 60), then installs tracewire into a temporary prefix
@@ -88,7 +88,7 @@ run_suite() {
 
 run_suite "all tests" -- //...
 run_suite "reader and format under ASan+UBSan" --config=asan -- //tests/reader/... //tests/format/... \
-  //tests/runtime:cpu_profile_test
+  //tests/runtime:cpu_profile_test //tests/diff:diff_stats_test //tests/diff:diff_compare_test
 run_suite "runtime under ThreadSanitizer" --config=tsan -- //tests/runtime/...
 
 # Fuzzing: one count per target ("fuzz: N passed, N failed").

@@ -8,7 +8,9 @@
 // costly check that production filters out: TRACEWIRE_CATEGORIES=-debug drops its events,
 // and tw_category_enabled() skips computing it.
 //
-// usage: threadpool [REQUESTS]   (default 2000); prints the number of requests and a checksum.
+// usage: threadpool [REQUESTS [ROUNDS]]   (defaults 2000 and 64); prints the number of requests
+// and a checksum. ROUNDS is the mixing rounds of a worker's compute stage per request: a larger
+// value makes that stage (and only it) slower.
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
@@ -83,8 +85,9 @@ int main(int argc, const char** argv) {
   tw_initialize();
   tw_cmd_start(argv);
   const int requests = argc > 1 ? std::atoi(argv[1]) : 2000;
-  if (requests <= 0) {
-    std::fprintf(stderr, "usage: threadpool [REQUESTS]\n");
+  const int rounds = argc > 2 ? std::atoi(argv[2]) : 64;
+  if (requests <= 0 || rounds <= 0) {
+    std::fprintf(stderr, "usage: threadpool [REQUESTS [ROUNDS]]\n");
     return tw_cmd_exit(2);
   }
   Queue work("work-depth");
@@ -123,7 +126,7 @@ int main(int argc, const char** argv) {
         {
           tracewire::TaskScope working(request->task);
           tw_region_enter("work", "compute", TW_NO_REPO);
-          for (int round = 0; round < 64; ++round) request->value = Mix(request->value);
+          for (int round = 0; round < rounds; ++round) request->value = Mix(request->value);
           if (tw_category_enabled("debug")) {
             // A costly self-check only a debugging session records.
             tw_region_enter("debug", "verify", TW_NO_REPO);

@@ -16,6 +16,8 @@ inline constexpr int kExitNotDelivered = 3;
 // Files of a directory input could not be read (each is named on stderr) and were skipped;
 // every other file was read, and the output holds all of their events.
 inline constexpr int kExitSkipped = 4;
+// `diff --fail-if`: a condition of the gate was met (each is named on stderr).
+inline constexpr int kExitRegression = 5;
 
 }  // namespace tracewire::tools
 

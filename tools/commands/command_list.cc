@@ -6,6 +6,7 @@
 #include "tools/cli/exit_codes.h"
 #include "tools/cli/usage.h"
 #include "tools/commands/decode_command.h"
+#include "tools/commands/diff_command.h"
 #include "tools/commands/dump_command.h"
 #include "tools/commands/help_command.h"
 #include "tools/commands/import_command.h"
@@ -21,9 +22,9 @@ namespace tracewire::tools {
 
 absl::Span<const Command* const> Commands() {
   static const Command* const kCommands[] = {
-      &DecodeCommand(), &ValidateCommand(), &DumpCommand(),   &StatsCommand(),
-      &QueryCommand(),  &ImportCommand(),   &ListenCommand(), &RunCommand(),
-      &ReportCommand(), &VersionCommand(),  &HelpCommand(),
+      &DecodeCommand(), &ValidateCommand(), &DumpCommand(),    &StatsCommand(),
+      &QueryCommand(),  &ImportCommand(),   &ListenCommand(),  &RunCommand(),
+      &ReportCommand(), &DiffCommand(),     &VersionCommand(), &HelpCommand(),
   };
   return kCommands;
 }

@@ -7,6 +7,7 @@
 
 #include "tools/cli/exit_codes.h"
 #include "tools/cli/trace_input.h"
+#include "tools/commands/query_schemas.h"
 #include "tools/query/loader.h"
 #include "tools/query/query_shell.h"
 #include "tools/query/result_format.h"
@@ -55,7 +56,11 @@ int Query(const QueryOptions& options) {
     load.db_path = options.db_path;
     for (const std::string& input : options.inputs) {
       if (!loaded.ok()) break;
-      loaded = loader.Load(input, load, &summary);
+      if (const auto named = NamedInput(input)) {
+        loaded = LoadNamedInput(db->get(), named->first, named->second, load, &summary);
+      } else {
+        loaded = loader.Load(input, load, &summary);
+      }
     }
     if (loaded.ok()) loaded = loader.Finish();
   }

@@ -1,12 +1,15 @@
 #include "tools/commands/query_command.h"
 
+#include <set>
 #include <string>
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "absl/strings/ascii.h"
 #include "tools/cli/usage.h"
 #include "tools/commands/formatter_flags.h"
 #include "tools/commands/query.h"
+#include "tools/commands/query_schemas.h"
 #include "tools/commands/shared_flags.h"
 
 ABSL_FLAG(std::string, c, "", "query: an SQL statement to run (repeatable)");
@@ -19,7 +22,7 @@ namespace {
 // The help of `tracewire query`.
 constexpr char kHelp[] =
     "usage: tracewire query [-c SQL]... [--format=table|csv|tsv|json] [--db=FILE]\n"
-    "                       [--salvage] [--jobs=N] FILE|DIR|-...\n"
+    "                       [--salvage] [--jobs=N] [NAME=]FILE|DIR|-...\n"
     "\n"
     "Loads traces (files, directories of a fleet's traces, or stdin) into an SQLite\n"
     "database and runs SQL on it: the statements of -c, or else those read from\n"
@@ -41,6 +44,10 @@ constexpr char kHelp[] =
     "  --jobs=N     decode generations ahead on N threads (default 1: the reading\n"
     "               thread decodes; the database is loaded on one thread, and handing\n"
     "               decoded events over costs more than it saves; 0: one per core)\n"
+    "\n"
+    "NAME=PATH loads PATH into a schema of its own, NAME (an SQL identifier): its tables\n"
+    "are NAME.slice, NAME.process, ..., so that runs can meet in one statement:\n"
+    "  tracewire query base=DIR_A new=DIR_B -c 'SELECT ... FROM base.slice ...'\n"
     "\n"
     "SQL cannot reach outside the database: ATTACH, DETACH, VACUUM INTO, extension\n"
     "loading and pragmas that name files are refused.\n"
@@ -66,7 +73,16 @@ int RunQueryCommand(const Command& command, const CommandLine& line) {
     return UsageError(command, "--format must be table, csv, tsv or json");
   }
   int stdin_inputs = 0;
-  for (const std::string& input : options.inputs) stdin_inputs += input == "-";
+  std::set<std::string> names;
+  for (const std::string& input : options.inputs) {
+    const auto named = NamedInput(input);
+    stdin_inputs += (named ? named->second : input) == "-";
+    if (!named) continue;
+    if (!names.insert(absl::AsciiStrToLower(named->first)).second) {
+      return UsageError(command, "input name '" + named->first + "' given twice");
+    }
+    if (line.Has("db")) return UsageError(command, "--db holds no named inputs (NAME=PATH)");
+  }
   if (stdin_inputs > 1) return UsageError(command, "stdin (-) can be read once");
   if (stdin_inputs == 1 && options.statements.empty() && options.db_path.empty()) {
     return UsageError(command, "reading the trace from stdin (-) needs -c SQL");
