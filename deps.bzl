@@ -55,8 +55,9 @@ def _maybe(rule, name, **kwargs):
 def _aarch64_libraries():
     """The arm64 twins of the libraries, from the sysroot of install_deps_aarch64.sh.
 
-    Everything that is linked is linked statically (tests and benchmarks too), so an arm64
-    program needs no arm64 library but the C library's under qemu-aarch64.
+    Everything that is linked is linked statically but the benchmark library (Debian ships
+    it shared only), so an arm64 test needs no arm64 library but the C library's under
+    qemu-aarch64.
     """
     shared = dict(sysroot = AARCH64_SYSROOT, triplet = AARCH64_TRIPLET)
     _maybe(pkg_config_library, name = "aarch64_absl", modules = _ABSL_MODULES, static = True, **shared)
@@ -75,7 +76,8 @@ def _aarch64_libraries():
     _maybe(pkg_config_library, name = "aarch64_dw", modules = ["libdw"], headers_only = True, **shared)
     _maybe(pkg_config_library, name = "aarch64_gtest", modules = ["gtest", "gmock"], static = True, **shared)
     _maybe(pkg_config_library, name = "aarch64_gtest_main", modules = ["gtest_main"], static = True, **shared)
-    _maybe(pkg_config_library, name = "aarch64_benchmark", modules = ["benchmark"], static = True, **shared)
+    # Debian ships libbenchmark as a shared library only: arm64 benchmarks are built, not run.
+    _maybe(pkg_config_library, name = "aarch64_benchmark", modules = ["benchmark"], **shared)
 
 def tracewire_dependencies():
     """Declares the repositories tracewire's targets need (see the file's comment)."""

@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "format/constants.h"
+#include "runtime/interrupted_frame.h"
 #include "runtime/recorder.h"
 #include "runtime/session.h"
 
@@ -38,45 +39,24 @@ uint64_t RingWords(uint32_t hz, uint64_t generation_ms) {
   return words;
 }
 
-// The interrupted code's pc, frame pointer and stack pointer.
-struct Registers {
-  uintptr_t pc = 0;
-  uintptr_t fp = 0;
-  uintptr_t sp = 0;
-};
-
-Registers RegistersOf(const void* context) {
-  Registers r;
-  const auto* uc = static_cast<const ucontext_t*>(context);
-#if defined(__x86_64__)
-  r.pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
-  r.fp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]);
-  r.sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
-#elif defined(__aarch64__)
-  r.pc = static_cast<uintptr_t>(uc->uc_mcontext.pc);
-  r.fp = static_cast<uintptr_t>(uc->uc_mcontext.regs[29]);
-  r.sp = static_cast<uintptr_t>(uc->uc_mcontext.sp);
-#else
-  (void)uc;
-#endif
-  return r;
-}
-
 // Walks the frame-pointer chain of the interrupted code into pcs[0..max). Every load is
 // checked first: 8-byte aligned, inside [sp, stack_high) of the thread's own stack (pages
 // between the stack pointer and the stack's top are mapped), and each frame above the
 // previous one, so the walk never faults and always ends, whatever a frame pointer holds
 // (code built without frame pointers uses it as a general register). pcs[0] is the
 // interrupted instruction + 1, so that every frame reads as a return address (readers
-// look up pc - 1). Not instrumented: the walk reads other frames' memory, redzones
-// included.
-__attribute__((no_sanitize("address", "thread", "undefined"))) int WalkStack(const Registers& regs,
-                                                                             const SampleRing& ring,
-                                                                             uint64_t* pcs,
-                                                                             int max) {
+// look up pc - 1). On aarch64 a frame record is {x29, x30}: while the interrupted function
+// has not yet pushed its own (or has popped it), its caller is only in the link register,
+// and is inserted from there (CallerOutsideFrameRecords()); saved return addresses lose
+// their pointer-authentication bits. Not instrumented: the walk reads other frames'
+// memory, redzones included.
+__attribute__((no_sanitize("address", "thread", "undefined"))) int WalkStack(
+    const InterruptedFrame& regs, const SampleRing& ring, uint64_t* pcs, int max) {
   if (regs.pc == 0) return 0;
   int n = 0;
   pcs[n++] = regs.pc + 1;
+  const uintptr_t link_caller = CallerOutsideFrameRecords(regs);
+  if (link_caller != 0 && n < max) pcs[n++] = link_caller;
   if (regs.sp < ring.stack_low || regs.sp >= ring.stack_high) return n;
   uintptr_t low = regs.sp;
   uintptr_t fp = regs.fp;
@@ -84,9 +64,11 @@ __attribute__((no_sanitize("address", "thread", "undefined"))) int WalkStack(con
     if ((fp & 7) != 0 || fp < low || fp > ring.stack_high - 2 * sizeof(uintptr_t)) break;
     const auto* frame = reinterpret_cast<const uintptr_t*>(fp);
     const uintptr_t next = frame[0];
-    const uintptr_t ret = frame[1];
+    const uintptr_t ret = StripReturnAddress(frame[1]);
     if (ret == 0) break;
-    pcs[n++] = ret;
+    // A `sub sp` or `ret` also runs where the record is the function's own: its return
+    // address is then the link register's, taken once.
+    if (!(n == 2 && link_caller == ret)) pcs[n++] = ret;
     if (next <= fp) break;
     low = fp + 2 * sizeof(uintptr_t);
     fp = next;
@@ -106,8 +88,8 @@ void SampleHandler(int, siginfo_t* info, void* context) {
   }
   const int saved_errno = errno;
   uint64_t pcs[format::kMaxFramesPerStack];
-  const int n =
-      WalkStack(RegistersOf(context), *ring, pcs, static_cast<int>(format::kMaxFramesPerStack));
+  const int n = WalkStack(InterruptedFrameOf(context), *ring, pcs,
+                          static_cast<int>(format::kMaxFramesPerStack));
   const uint64_t now = ReadTicks();
   const uint64_t capacity = ring->mask + 1;
   const uint64_t head = ring->head.load(std::memory_order_relaxed);
