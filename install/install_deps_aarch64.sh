@@ -41,6 +41,7 @@ sysroot_packages=(
   libabsl-dev libzstd-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libprotobuf-dev libsqlite3-dev libcurl4-openssl-dev libdw-dev libelf-dev zlib1g-dev liblzma-dev
   nlohmann-json3-dev
+  libabsl20220623  # libtracewire.so links Abseil's shared libraries
   libdw1 libelf1 zlib1g liblzma5 libbz2-1.0 libzstd1
 )
 stamp="$sysroot/.tracewire-packages"
