@@ -82,6 +82,8 @@ void SampleHandler(int, siginfo_t* info, void* context) {
   ThreadState* ts = t_state;
   if (ts == nullptr) return;
   SampleRing* ring = ts->samples;
+  // Both relaxed: flags that only stop recording; no data is read on their word (stopped
+  // is set by this thread itself; g_sampling publishes nothing).
   if (ring == nullptr || ring->stopped.load(std::memory_order_relaxed) ||
       !g_sampling.load(std::memory_order_relaxed)) {
     return;
@@ -92,14 +94,17 @@ void SampleHandler(int, siginfo_t* info, void* context) {
                           static_cast<int>(format::kMaxFramesPerStack));
   const uint64_t now = ReadTicks();
   const uint64_t capacity = ring->mask + 1;
+  // relaxed: head is written only by this handler (the ring's one producer).
   const uint64_t head = ring->head.load(std::memory_order_relaxed);
+  // acquire, pairs with the consumer's release of tail: its reads of the freed words are
+  // done before they are overwritten here.
   const uint64_t tail = ring->tail.load(std::memory_order_acquire);
   const uint64_t need = kRecordHeaderWords + static_cast<uint64_t>(n);
   // The kernel checks CPU-time timers at its scheduler tick: periods that expired since the
   // last signal without one of their own are its overrun, and this sample stands for them.
   const uint64_t weight = 1 + static_cast<uint64_t>(info->si_overrun > 0 ? info->si_overrun : 0);
   if (n == 0 || capacity - (head - tail) < need) {
-    ring->lost.fetch_add(1, std::memory_order_relaxed);
+    ring->lost.fetch_add(1, std::memory_order_relaxed);  // relaxed: a count, publishes nothing
   } else {
     ring->words[head & ring->mask] = now;
     ring->words[(head + 1) & ring->mask] = weight;
@@ -107,6 +112,8 @@ void SampleHandler(int, siginfo_t* info, void* context) {
     for (int i = 0; i < n; ++i) {
       ring->words[(head + kRecordHeaderWords + i) & ring->mask] = pcs[i];
     }
+    // release, pairs with the consumer's acquire of head: the words are visible before
+    // the record is (without it, ThreadSanitizer reports the drain's reads as a race).
     ring->head.store(head + need, std::memory_order_release);
   }
   // The thread's next event takes the slow path, which drains the ring.
@@ -147,7 +154,7 @@ bool StartCpuProfile(Session& s, uint32_t hz) {
   if (sigaction(kSampleSignal, &action, nullptr) != 0) return false;
   g_hz = std::min(hz, kMaxCpuProfileHz);
   g_ring_words = RingWords(g_hz, s.generation_ms);
-  g_sampling.store(true, std::memory_order_relaxed);
+  g_sampling.store(true, std::memory_order_relaxed);  // relaxed: set before any thread attaches
   return true;
 }
 
@@ -190,6 +197,7 @@ void AttachSampler(ThreadState* ts) {
 void StopSampler(ThreadState* ts) {
   SampleRing* ring = ts->samples;
   if (ring == nullptr) return;
+  // relaxed + signal fence: only this thread's own handler reads it (same thread).
   ring->stopped.store(true, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);
   if (ring->has_timer) {
@@ -211,6 +219,7 @@ void FreeSampler(ThreadState* ts) {
 bool SamplesPending(const ThreadState* ts) {
   const SampleRing* ring = ts->samples;
   if (ring == nullptr) return false;
+  // acquire on head as in the drain; tail and lost: the consumer's own or a bare count.
   return ring->head.load(std::memory_order_acquire) != ring->tail.load(std::memory_order_relaxed) ||
          ring->lost.load(std::memory_order_relaxed) != 0;
 }
@@ -219,9 +228,11 @@ void DrainSamplesLocked(Session& s, ThreadState* ts, bool tables_locked) {
   SampleRing* ring = ts->samples;
   ts->limit.set(BatchLimit(ts));
   if (ring == nullptr) return;
+  // acquire, pairs with the handler's release of head: the records' words are read after.
   const uint64_t head = ring->head.load(std::memory_order_acquire);
+  // relaxed: tail is written only by the consumer (one at a time, handed over under locks).
   uint64_t tail = ring->tail.load(std::memory_order_relaxed);
-  const uint64_t lost = ring->lost.exchange(0, std::memory_order_relaxed);
+  const uint64_t lost = ring->lost.exchange(0, std::memory_order_relaxed);  // a count
   if (head == tail && lost == 0) return;
   std::unique_lock<std::mutex> tables_lock(s.tables_mu, std::defer_lock);
   if (!tables_locked) tables_lock.lock();
@@ -248,6 +259,7 @@ void DrainSamplesLocked(Session& s, ThreadState* ts, bool tables_locked) {
     if (ts->pos.get() > BatchLimit(ts)) AppendBatchLocked(s, ts);
     WriteEvent(ts, EventType::kCpuSample, {stamp(time), stack_id, weight});
   }
+  // release, pairs with the handler's acquire of tail: the words are read before reuse.
   ring->tail.store(tail, std::memory_order_release);
   if (lost != 0) {
     if (ts->pos.get() > BatchLimit(ts)) AppendBatchLocked(s, ts);
