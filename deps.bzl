@@ -16,6 +16,7 @@ Repositories are only set up when a target needs them: a project that builds
 """
 
 load("//third_party:pkg_config.bzl", "pkg_config_library")
+load("//third_party/aarch64:sysroot.bzl", "AARCH64_SYSROOT", "AARCH64_TRIPLET")
 
 def _local_stand_in_impl(ctx):
     # The stand-in's directory inside the tracewire repository, wherever that is.
@@ -50,6 +51,33 @@ _ABSL_MODULES = [
 def _maybe(rule, name, **kwargs):
     if not native.existing_rule(name):
         rule(name = name, **kwargs)
+
+def _aarch64_libraries():
+    """The arm64 twins of the libraries, from the sysroot of install_deps_aarch64.sh.
+
+    Everything that is linked is linked statically but the benchmark library (Debian ships
+    it shared only), so an arm64 test needs no arm64 library but the C library's under
+    qemu-aarch64.
+    """
+    shared = dict(sysroot = AARCH64_SYSROOT, triplet = AARCH64_TRIPLET)
+    _maybe(pkg_config_library, name = "aarch64_absl", modules = _ABSL_MODULES, static = True, **shared)
+    _maybe(pkg_config_library, name = "aarch64_zstd", modules = ["libzstd"], static = True, **shared)
+    _maybe(pkg_config_library, name = "aarch64_crypto", modules = ["libcrypto"], static = True, **shared)
+    _maybe(
+        pkg_config_library,
+        name = "aarch64_sqlite3",
+        modules = ["sqlite3"],
+        static = True,
+        unused_private_libs = ["z"],
+        **shared
+    )
+    _maybe(pkg_config_library, name = "aarch64_protobuf", modules = ["protobuf-lite"], static = True, **shared)
+    _maybe(pkg_config_library, name = "aarch64_curl", modules = ["libcurl"], headers_only = True, **shared)
+    _maybe(pkg_config_library, name = "aarch64_dw", modules = ["libdw"], headers_only = True, **shared)
+    _maybe(pkg_config_library, name = "aarch64_gtest", modules = ["gtest", "gmock"], static = True, **shared)
+    _maybe(pkg_config_library, name = "aarch64_gtest_main", modules = ["gtest_main"], static = True, **shared)
+    # Debian ships libbenchmark as a shared library only: arm64 benchmarks are built, not run.
+    _maybe(pkg_config_library, name = "aarch64_benchmark", modules = ["benchmark"], **shared)
 
 def tracewire_dependencies():
     """Declares the repositories tracewire's targets need (see the file's comment)."""
@@ -90,3 +118,6 @@ def tracewire_dependencies():
     _maybe(pkg_config_library, name = "system_gtest", modules = ["gtest", "gmock"])
     _maybe(pkg_config_library, name = "system_gtest_main", modules = ["gtest_main"])
     _maybe(pkg_config_library, name = "system_benchmark", modules = ["benchmark"])
+
+    # The same libraries for arm64 (bazel build --config=aarch64): set up only by such a build.
+    _aarch64_libraries()

@@ -22,7 +22,9 @@ def _archives_and_objects(deps):
             for library in linker_input.libraries:
                 objects.extend(library.pic_objects or library.objects or [])
             for flag in linker_input.user_link_flags:
-                if flag.startswith("-l:") and flag.endswith(".a") and flag not in archives:
+                # -L: where a cross build's libraries are (the sysroot of --config=aarch64).
+                is_archive = flag.startswith("-l:") and flag.endswith(".a")
+                if (is_archive or flag.startswith("-L")) and flag not in archives:
                     archives.append(flag)
     return objects, archives
 

@@ -2,7 +2,8 @@
 # Makes libtracewire.a and libtracewire.so from the runtime's objects (see defs.bzl).
 # usage: merge_library.sh CC OBJCOPY AR MERGED.o LIB.a LIB.so SONAME VERSION_SCRIPT
 #            "SYSTEM_FLAGS" ARCHIVE_FLAGS... -- OBJECTS... -- STATIC_ONLY_OBJECTS...
-# ARCHIVE_FLAGS are the -l:libNAME.a flags of the static libraries the runtime links;
+# ARCHIVE_FLAGS are the -l:libNAME.a flags of the static libraries the runtime links (and
+# the -L directories they are in, for a cross build);
 # STATIC_ONLY_OBJECTS go into libtracewire.a only.
 set -euo pipefail
 cc=$1 objcopy=$2 ar=$3 merged=$4 static_library=$5 shared_library=$6 soname=$7

@@ -1,7 +1,5 @@
 #include "runtime/clock.h"
 
-#include <cpuid.h>
-
 #include <cstdlib>
 #include <cstring>
 
@@ -9,7 +7,7 @@
 
 namespace tracewire::runtime {
 
-TRACEWIRE_STARTUP_DATA bool g_clock_is_tsc = false;
+TRACEWIRE_STARTUP_DATA bool g_clock_is_counter = false;
 
 namespace {
 
@@ -18,13 +16,6 @@ TRACEWIRE_STARTUP_DATA bool g_clock_initialized = false;  // the calibration ori
 TRACEWIRE_STARTUP_DATA uint64_t g_origin_ticks = 0;
 TRACEWIRE_STARTUP_DATA uint64_t g_origin_mono = 0;
 TRACEWIRE_STARTUP_DATA int64_t g_last_utc_offset = 0;
-
-bool CpuHasInvariantTsc() {
-  unsigned eax, ebx, ecx, edx;
-  if (__get_cpuid(0x80000000, &eax, &ebx, &ecx, &edx) == 0 || eax < 0x80000007) return false;
-  __get_cpuid(0x80000007, &eax, &ebx, &ecx, &edx);
-  return (edx & (1u << 8)) != 0;  // invariant TSC
-}
 
 TRACEWIRE_STARTUP_DATA char g_clock_variable[] = "TRACEWIRE_CLOCK";
 
@@ -43,19 +34,19 @@ TRACEWIRE_STARTUP_PATH uint64_t MonotonicNanos() {
 
 void InitClockSource() {
   if (g_clock_source_chosen) return;
-  g_clock_is_tsc = !MonotonicClockRequested() && CpuHasInvariantTsc();
+  g_clock_is_counter = counter::kAvailable && !MonotonicClockRequested() && counter::Usable();
   g_clock_source_chosen = true;
 }
 
 TRACEWIRE_STARTUP_PATH StartInstant ReadStartInstant() {
   StartInstant instant;
-  instant.is_tsc = !MonotonicClockRequested();
-  instant.ticks = instant.is_tsc ? __rdtsc() : MonotonicNanos();
+  instant.is_counter = counter::kAvailable && !MonotonicClockRequested();
+  instant.ticks = instant.is_counter ? counter::Read() : MonotonicNanos();
   return instant;
 }
 
 uint64_t TraceTicksAt(const StartInstant& instant) {
-  return instant.is_tsc == g_clock_is_tsc ? instant.ticks : ReadTicks();
+  return instant.is_counter == g_clock_is_counter ? instant.ticks : ReadTicks();
 }
 
 void InitClock() {
@@ -67,9 +58,13 @@ void InitClock() {
 }
 
 uint64_t TicksPerSecond() {
-  if (!g_clock_is_tsc) return 1'000'000'000u;
+  if (!g_clock_is_counter) return 1'000'000'000u;
   uint64_t mono = MonotonicNanos();
-  while (mono - g_origin_mono < 1'000'000u) mono = MonotonicNanos();  // >= 1 ms of data
+  if (mono - g_origin_mono < 1'000'000u) {
+    const uint64_t nominal = counter::NominalRate();
+    if (nominal != 0) return nominal;
+    while (mono - g_origin_mono < 1'000'000u) mono = MonotonicNanos();  // >= 1 ms of data
+  }
   const uint64_t ticks = ReadTicks();
   const double rate =
       static_cast<double>(ticks - g_origin_ticks) * 1e9 / static_cast<double>(mono - g_origin_mono);

@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "format/constants.h"
+#include "runtime/interrupted_frame.h"
 #include "runtime/recorder.h"
 #include "runtime/session.h"
 
@@ -38,45 +39,24 @@ uint64_t RingWords(uint32_t hz, uint64_t generation_ms) {
   return words;
 }
 
-// The interrupted code's pc, frame pointer and stack pointer.
-struct Registers {
-  uintptr_t pc = 0;
-  uintptr_t fp = 0;
-  uintptr_t sp = 0;
-};
-
-Registers RegistersOf(const void* context) {
-  Registers r;
-  const auto* uc = static_cast<const ucontext_t*>(context);
-#if defined(__x86_64__)
-  r.pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
-  r.fp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]);
-  r.sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
-#elif defined(__aarch64__)
-  r.pc = static_cast<uintptr_t>(uc->uc_mcontext.pc);
-  r.fp = static_cast<uintptr_t>(uc->uc_mcontext.regs[29]);
-  r.sp = static_cast<uintptr_t>(uc->uc_mcontext.sp);
-#else
-  (void)uc;
-#endif
-  return r;
-}
-
 // Walks the frame-pointer chain of the interrupted code into pcs[0..max). Every load is
 // checked first: 8-byte aligned, inside [sp, stack_high) of the thread's own stack (pages
 // between the stack pointer and the stack's top are mapped), and each frame above the
 // previous one, so the walk never faults and always ends, whatever a frame pointer holds
 // (code built without frame pointers uses it as a general register). pcs[0] is the
 // interrupted instruction + 1, so that every frame reads as a return address (readers
-// look up pc - 1). Not instrumented: the walk reads other frames' memory, redzones
-// included.
-__attribute__((no_sanitize("address", "thread", "undefined"))) int WalkStack(const Registers& regs,
-                                                                             const SampleRing& ring,
-                                                                             uint64_t* pcs,
-                                                                             int max) {
+// look up pc - 1). On aarch64 a frame record is {x29, x30}: while the interrupted function
+// has not yet pushed its own (or has popped it), its caller is only in the link register,
+// and is inserted from there (CallerOutsideFrameRecords()); saved return addresses lose
+// their pointer-authentication bits. Not instrumented: the walk reads other frames'
+// memory, redzones included.
+__attribute__((no_sanitize("address", "thread", "undefined"))) int WalkStack(
+    const InterruptedFrame& regs, const SampleRing& ring, uint64_t* pcs, int max) {
   if (regs.pc == 0) return 0;
   int n = 0;
   pcs[n++] = regs.pc + 1;
+  const uintptr_t link_caller = CallerOutsideFrameRecords(regs);
+  if (link_caller != 0 && n < max) pcs[n++] = link_caller;
   if (regs.sp < ring.stack_low || regs.sp >= ring.stack_high) return n;
   uintptr_t low = regs.sp;
   uintptr_t fp = regs.fp;
@@ -84,9 +64,11 @@ __attribute__((no_sanitize("address", "thread", "undefined"))) int WalkStack(con
     if ((fp & 7) != 0 || fp < low || fp > ring.stack_high - 2 * sizeof(uintptr_t)) break;
     const auto* frame = reinterpret_cast<const uintptr_t*>(fp);
     const uintptr_t next = frame[0];
-    const uintptr_t ret = frame[1];
+    const uintptr_t ret = StripReturnAddress(frame[1]);
     if (ret == 0) break;
-    pcs[n++] = ret;
+    // A `sub sp` or `ret` also runs where the record is the function's own: its return
+    // address is then the link register's, taken once.
+    if (!(n == 2 && link_caller == ret)) pcs[n++] = ret;
     if (next <= fp) break;
     low = fp + 2 * sizeof(uintptr_t);
     fp = next;
@@ -100,24 +82,29 @@ void SampleHandler(int, siginfo_t* info, void* context) {
   ThreadState* ts = t_state;
   if (ts == nullptr) return;
   SampleRing* ring = ts->samples;
+  // Both relaxed: flags that only stop recording; no data is read on their word (stopped
+  // is set by this thread itself; g_sampling publishes nothing).
   if (ring == nullptr || ring->stopped.load(std::memory_order_relaxed) ||
       !g_sampling.load(std::memory_order_relaxed)) {
     return;
   }
   const int saved_errno = errno;
   uint64_t pcs[format::kMaxFramesPerStack];
-  const int n =
-      WalkStack(RegistersOf(context), *ring, pcs, static_cast<int>(format::kMaxFramesPerStack));
+  const int n = WalkStack(InterruptedFrameOf(context), *ring, pcs,
+                          static_cast<int>(format::kMaxFramesPerStack));
   const uint64_t now = ReadTicks();
   const uint64_t capacity = ring->mask + 1;
+  // relaxed: head is written only by this handler (the ring's one producer).
   const uint64_t head = ring->head.load(std::memory_order_relaxed);
+  // acquire, pairs with the consumer's release of tail: its reads of the freed words are
+  // done before they are overwritten here.
   const uint64_t tail = ring->tail.load(std::memory_order_acquire);
   const uint64_t need = kRecordHeaderWords + static_cast<uint64_t>(n);
   // The kernel checks CPU-time timers at its scheduler tick: periods that expired since the
   // last signal without one of their own are its overrun, and this sample stands for them.
   const uint64_t weight = 1 + static_cast<uint64_t>(info->si_overrun > 0 ? info->si_overrun : 0);
   if (n == 0 || capacity - (head - tail) < need) {
-    ring->lost.fetch_add(1, std::memory_order_relaxed);
+    ring->lost.fetch_add(1, std::memory_order_relaxed);  // relaxed: a count, publishes nothing
   } else {
     ring->words[head & ring->mask] = now;
     ring->words[(head + 1) & ring->mask] = weight;
@@ -125,6 +112,8 @@ void SampleHandler(int, siginfo_t* info, void* context) {
     for (int i = 0; i < n; ++i) {
       ring->words[(head + kRecordHeaderWords + i) & ring->mask] = pcs[i];
     }
+    // release, pairs with the consumer's acquire of head: the words are visible before
+    // the record is (without it, ThreadSanitizer reports the drain's reads as a race).
     ring->head.store(head + need, std::memory_order_release);
   }
   // The thread's next event takes the slow path, which drains the ring.
@@ -165,7 +154,7 @@ bool StartCpuProfile(Session& s, uint32_t hz) {
   if (sigaction(kSampleSignal, &action, nullptr) != 0) return false;
   g_hz = std::min(hz, kMaxCpuProfileHz);
   g_ring_words = RingWords(g_hz, s.generation_ms);
-  g_sampling.store(true, std::memory_order_relaxed);
+  g_sampling.store(true, std::memory_order_relaxed);  // relaxed: set before any thread attaches
   return true;
 }
 
@@ -208,6 +197,7 @@ void AttachSampler(ThreadState* ts) {
 void StopSampler(ThreadState* ts) {
   SampleRing* ring = ts->samples;
   if (ring == nullptr) return;
+  // relaxed + signal fence: only this thread's own handler reads it (same thread).
   ring->stopped.store(true, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);
   if (ring->has_timer) {
@@ -229,6 +219,7 @@ void FreeSampler(ThreadState* ts) {
 bool SamplesPending(const ThreadState* ts) {
   const SampleRing* ring = ts->samples;
   if (ring == nullptr) return false;
+  // acquire on head as in the drain; tail and lost: the consumer's own or a bare count.
   return ring->head.load(std::memory_order_acquire) != ring->tail.load(std::memory_order_relaxed) ||
          ring->lost.load(std::memory_order_relaxed) != 0;
 }
@@ -237,9 +228,11 @@ void DrainSamplesLocked(Session& s, ThreadState* ts, bool tables_locked) {
   SampleRing* ring = ts->samples;
   ts->limit.set(BatchLimit(ts));
   if (ring == nullptr) return;
+  // acquire, pairs with the handler's release of head: the records' words are read after.
   const uint64_t head = ring->head.load(std::memory_order_acquire);
+  // relaxed: tail is written only by the consumer (one at a time, handed over under locks).
   uint64_t tail = ring->tail.load(std::memory_order_relaxed);
-  const uint64_t lost = ring->lost.exchange(0, std::memory_order_relaxed);
+  const uint64_t lost = ring->lost.exchange(0, std::memory_order_relaxed);  // a count
   if (head == tail && lost == 0) return;
   std::unique_lock<std::mutex> tables_lock(s.tables_mu, std::defer_lock);
   if (!tables_locked) tables_lock.lock();
@@ -266,6 +259,7 @@ void DrainSamplesLocked(Session& s, ThreadState* ts, bool tables_locked) {
     if (ts->pos.get() > BatchLimit(ts)) AppendBatchLocked(s, ts);
     WriteEvent(ts, EventType::kCpuSample, {stamp(time), stack_id, weight});
   }
+  // release, pairs with the handler's acquire of tail: the words are read before reuse.
   ring->tail.store(tail, std::memory_order_release);
   if (lost != 0) {
     if (ts->pos.get() > BatchLimit(ts)) AppendBatchLocked(s, ts);

@@ -12,6 +12,10 @@ modules need privately from the C library and the toolchain (`-pthread`, `-ldl`,
 With `headers_only = True` only the compile flags are used: the program links nothing
 of the modules and loads their shared libraries itself (dlopen, in the C library since
 glibc 2.34) when it first needs them.
+
+With `sysroot` the modules are those of another architecture's packages extracted under
+that directory (`pkg-config` searches only its `.pc` files, and prefixes their paths with
+it): the libraries a cross toolchain links.
 """
 
 # Libraries of the C library and the compiler that are never linked from a `.a` here.
@@ -29,8 +33,19 @@ _SYSTEM_LIBRARIES = [
     "util",
 ]
 
+def _pkg_config_environment(ctx):
+    sysroot = ctx.attr.sysroot
+    if not sysroot:
+        return {}
+    libdir = "%s/usr/lib/%s" % (sysroot, ctx.attr.triplet)
+    return {
+        "PKG_CONFIG_LIBDIR": "%s/pkgconfig:%s/usr/share/pkgconfig" % (libdir, sysroot),
+        "PKG_CONFIG_PATH": "",
+        "PKG_CONFIG_SYSROOT_DIR": sysroot,
+    }
+
 def _run_pkg_config(ctx, args):
-    result = ctx.execute(["pkg-config"] + args)
+    result = ctx.execute(["pkg-config"] + args, environment = _pkg_config_environment(ctx))
     if result.return_code != 0:
         fail("pkg-config %s failed (is the Debian -dev package installed?): %s" %
              (" ".join(args), result.stderr))
@@ -41,6 +56,9 @@ def _find_archive(ctx, archive, dirs):
     for d in dirs:
         if ctx.path(d + "/" + archive).exists:
             return True
+    if ctx.attr.sysroot:
+        # Debian's libzstd.pc names /usr/lib; the library is in the architecture's directory.
+        return ctx.path("%s/usr/lib/%s/%s" % (ctx.attr.sysroot, ctx.attr.triplet, archive)).exists
 
     # Debian's libzstd.pc names /usr/lib as its libdir; the compiler knows where it is.
     result = ctx.execute([ctx.os.environ.get("CC", "cc"), "-print-file-name=" + archive])
@@ -78,7 +96,12 @@ def _pkg_config_library_impl(ctx):
     else:
         libs = _run_pkg_config(ctx, ["--libs"] + modules)
     cflags = _run_pkg_config(ctx, ["--cflags"] + modules)
-    copts = [flag for flag in cflags if not flag.startswith("-I/usr/include")]
+    if ctx.attr.sysroot:
+        # The sysroot's include directories are the cross toolchain's system directories.
+        own = ["-I%s/usr/include" % ctx.attr.sysroot, "-I%s/usr/include/%s" % (ctx.attr.sysroot, ctx.attr.triplet)]
+        copts = [flag for flag in cflags if flag not in own]
+    else:
+        copts = [flag for flag in cflags if not flag.startswith("-I/usr/include")]
     ctx.file("WORKSPACE", "workspace(name = \"%s\")\n" % ctx.name)
     ctx.file("BUILD.bazel", """\
 # Generated from `pkg-config {mode}`.
@@ -108,6 +131,13 @@ pkg_config_library = repository_rule(
             default = [],
             doc = "With static: libraries of `pkg-config --static --libs` the modules' .a " +
                   "files do not use (left out, so the program does not load them).",
+        ),
+        "sysroot": attr.string(
+            doc = "A directory of another architecture's packages to take the modules from.",
+        ),
+        "triplet": attr.string(
+            default = "",
+            doc = "With sysroot: the architecture's multiarch triplet (aarch64-linux-gnu).",
         ),
         "headers_only": attr.bool(
             default = False,

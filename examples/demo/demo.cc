@@ -2,11 +2,14 @@
 // examples. Run with TRACEWIRE=<target> (see docs/api.md):
 //   status-like regions with nested read_recursive regions, preload threads with data
 //   events, a traced child process (this program again, as "demo child"), a timer, a
-//   counter and an error.
+//   counter and an error. DEMO_EXEC_PREFIX, if set, is a command (words separated by
+//   spaces) the child is started through: `qemu-aarch64 -L /usr/aarch64-linux-gnu` where an
+//   arm64 build runs under emulation.
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -26,7 +29,8 @@ void ReadRecursive(const std::string& base, int depth, int repo) {
   tracewire::TimerScope timer(g_timer_hash);
   tw_counter_add(g_counter_files, 3);
   if (depth > 0) {
-    for (int i = 0; i < 2; ++i) ReadRecursive(base + "sub" + std::to_string(i) + "/", depth - 1, repo);
+    for (int i = 0; i < 2; ++i)
+      ReadRecursive(base + "sub" + std::to_string(i) + "/", depth - 1, repo);
   }
   tw_region_leave_printf("dir", "read_recursive", repo, "%s", base.c_str());
 }
@@ -70,9 +74,20 @@ int RunStatus(const char* self) {
   child.argv = child_argv;
   child.child_class = "demo";
   tw_child_start(&child);
+  std::vector<std::string> words;
+  if (const char* prefix = getenv("DEMO_EXEC_PREFIX")) {
+    for (const char* p = prefix; *p != '\0';) {
+      const size_t n = strcspn(p, " ");
+      if (n > 0) words.emplace_back(p, n);
+      p += n + (p[n] == ' ' ? 1 : 0);
+    }
+  }
+  std::vector<char*> exec_argv;
+  for (std::string& w : words) exec_argv.push_back(w.data());
+  for (const char* arg : child_argv) exec_argv.push_back(const_cast<char*>(arg));
   const pid_t pid = fork();
   if (pid == 0) {
-    execv(self, const_cast<char* const*>(child_argv));
+    execvp(exec_argv[0], exec_argv.data());
     _exit(127);
   }
   child.pid = pid;

@@ -332,7 +332,7 @@ TEST(CpuProfileTest, ThreadsExitWhileSampled) {
   EXPECT_GT(burning, 40);
 }
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 // Code that leaves garbage in the frame-pointer register is sampled without a crash; its
 // samples name at least the interrupted function.
 TEST(CpuProfileTest, CodeWithoutFramePointersDoesNotCrash) {
