@@ -1,8 +1,9 @@
 // ChromeFormatter: the class and state of the Chrome Trace Event formatter
 // (MakeChromeFormatter, chrome_target.h), shared by the files that implement it, one concept
 // each: chrome_target.cc (processes, threads, regions, children, instants, counters and
-// gauges), chrome_tasks.cc (tasks, their segments on threads and the flows joining them) and
-// chrome_profile.cc (CPU samples as Profile and ProfileChunk events). Internal to the target.
+// gauges), chrome_tasks-inl.h (tasks, their segments on threads and the flows joining them)
+// and chrome_profile-inl.h (CPU samples as Profile and ProfileChunk events). Internal to the
+// target.
 #ifndef TRACEWIRE_READER_TARGETS_CHROME_FORMATTER_H_
 #define TRACEWIRE_READER_TARGETS_CHROME_FORMATTER_H_
 
@@ -33,6 +34,10 @@
 #include "reader/track_model.h"
 
 namespace tracewire::targets::chrome_internal {
+// Internal linkage: the header is included by chrome_target.cc only, and the formatter is
+// one translation unit (with chrome_tasks-inl.h and chrome_profile-inl.h), so the compiler
+// inlines its helpers as it would in one file.
+namespace {
 
 // AppendChromeMicros (chrome_target.h) through a cursor: `ns` as microseconds with three
 // decimals.
@@ -307,6 +312,7 @@ class ChromeFormatter : public Formatter, public reader::TrackListener {
   JsonStringCache strings_{ValidUtf8};
 };
 
+}  // namespace
 }  // namespace tracewire::targets::chrome_internal
 
 #endif  // TRACEWIRE_READER_TARGETS_CHROME_FORMATTER_H_

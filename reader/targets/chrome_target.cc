@@ -12,6 +12,8 @@
 #include "reader/event.h"
 #include "reader/sid_parts.h"
 #include "reader/targets/chrome_formatter.h"
+#include "reader/targets/chrome_profile-inl.h"
+#include "reader/targets/chrome_tasks-inl.h"
 #include "reader/targets/json_writer.h"
 #include "reader/targets/output_cursor.h"
 #include "reader/targets/valid_utf8.h"
@@ -19,6 +21,7 @@
 #include "reader/track_model.h"
 
 namespace tracewire::targets::chrome_internal {
+namespace {
 
 void PutChromeMicros(int64_t ns, OutputCursor& cursor) {
   cursor.Reserve(24);  // '-', 17 integer digits at most, '.', 3 decimals
@@ -486,6 +489,7 @@ void ChromeFormatter::Finish(std::string* out) {
   profiles_.clear();
 }
 
+}  // namespace
 }  // namespace tracewire::targets::chrome_internal
 
 namespace tracewire::targets {

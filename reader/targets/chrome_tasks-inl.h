@@ -1,5 +1,8 @@
 // The Chrome formatter's tasks: async slices, the segments of threads working for them, and
-// the flows joining a task's segments (chrome_formatter.h).
+// the flows joining a task's segments (chrome_formatter.h). Included by chrome_target.cc
+// only: the formatter is one translation unit, so its helpers keep internal linkage.
+#ifndef TRACEWIRE_READER_TARGETS_CHROME_TASKS_INL_H_
+#define TRACEWIRE_READER_TARGETS_CHROME_TASKS_INL_H_
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -14,6 +17,7 @@
 #include "reader/track_model.h"
 
 namespace tracewire::targets::chrome_internal {
+namespace {
 
 Flow& ChromeFormatter::FlowFor(uint32_t link) {
   if (flows_.size() < link) flows_.resize(link);
@@ -133,4 +137,7 @@ void ChromeFormatter::EndSegment(const reader::Slice& slice, std::string* out) {
   jw.End();
 }
 
+}  // namespace
 }  // namespace tracewire::targets::chrome_internal
+
+#endif  // TRACEWIRE_READER_TARGETS_CHROME_TASKS_INL_H_

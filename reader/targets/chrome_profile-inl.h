@@ -1,5 +1,8 @@
 // The Chrome formatter's CPU samples: each thread's call tree and samples, written at the
-// end as Profile and ProfileChunk events (chrome_formatter.h).
+// end as Profile and ProfileChunk events (chrome_formatter.h). Included by chrome_target.cc
+// only: the formatter is one translation unit, so its helpers keep internal linkage.
+#ifndef TRACEWIRE_READER_TARGETS_CHROME_PROFILE_INL_H_
+#define TRACEWIRE_READER_TARGETS_CHROME_PROFILE_INL_H_
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -14,6 +17,7 @@
 #include "reader/track_model.h"
 
 namespace tracewire::targets::chrome_internal {
+namespace {
 
 void ChromeFormatter::OnSample(const Event& e, const reader::SampleContext& at) {
   if (profiles_.size() <= at.thread) profiles_.resize(at.thread + 1);
@@ -123,4 +127,7 @@ void ChromeFormatter::WriteProfiles(std::string* out) {
   }
 }
 
+}  // namespace
 }  // namespace tracewire::targets::chrome_internal
+
+#endif  // TRACEWIRE_READER_TARGETS_CHROME_PROFILE_INL_H_
