@@ -248,18 +248,18 @@ class ChromeFormatter : public Formatter, public reader::TrackListener {
   struct ArgsWriter {
     ChromeFormatter& f;
     JsonWriter& jw;
-    void Str(ArgName name, absl::string_view value) { f.Str(jw, ArgNameText(name), value); }
-    void Int(ArgName name, int64_t value) { jw.ObjectInt(ArgNameText(name), value); }
-    void Uint(ArgName name, uint64_t value) { jw.ObjectRawValue(ArgNameText(name)).PutUint(value); }
+    // The viewer argument names need no escape (viewer_args_test checks).
+    static JsonKey Key(ArgName name) { return JsonKey::KnownPlain(ArgNameText(name)); }
+    void Str(ArgName name, absl::string_view value) { f.Str(jw, Key(name), value); }
+    void Int(ArgName name, int64_t value) { jw.ObjectInt(Key(name), value); }
+    void Uint(ArgName name, uint64_t value) { jw.ObjectRawValue(Key(name)).PutUint(value); }
     void List(ArgName name, const std::vector<absl::string_view>& list) {
-      f.StrList(jw, ArgNameText(name), list, "");
+      f.StrList(jw, Key(name), list, "");
     }
-    void Json(ArgName name, absl::string_view json) {
-      jw.ObjectRawJson(ArgNameText(name), json, false);
-    }
+    void Json(ArgName name, absl::string_view json) { jw.ObjectRawJson(Key(name), json, false); }
   };
   void Str(JsonWriter& jw, JsonKey key, absl::string_view value);
-  void StrList(JsonWriter& jw, absl::string_view key, const std::vector<absl::string_view>& list,
+  void StrList(JsonWriter& jw, JsonKey key, const std::vector<absl::string_view>& list,
                absl::string_view first = {});
 
   void WriteRegion(const Process& p, Track& t, const RegionSlice& region, int64_t ns,

@@ -98,7 +98,7 @@ void ChromeFormatter::Str(JsonWriter& jw, JsonKey key, absl::string_view value) 
   jw.ObjectString(key, ValidUtf8(value, &scratch_));
 }
 
-void ChromeFormatter::StrList(JsonWriter& jw, absl::string_view key,
+void ChromeFormatter::StrList(JsonWriter& jw, JsonKey key,
                               const std::vector<absl::string_view>& list, absl::string_view first) {
   jw.ObjectBeginArray(key);
   if (!first.empty()) jw.ArrayString(first);

@@ -173,5 +173,16 @@ TEST(ViewerArgsTest, MappedMembersAreBoundByTheKindsRow) {
   }
 }
 
+// The names are written as JSON keys without an escape check (JsonKey::KnownPlain).
+TEST(ViewerArgsTest, NamesNeedNoJsonEscape) {
+  for (size_t n = 0; n < static_cast<size_t>(targets::ArgName::kNumArgNames); ++n) {
+    const absl::string_view name = targets::ArgNameText(static_cast<targets::ArgName>(n));
+    EXPECT_FALSE(name.empty());
+    for (const char c : name) {
+      EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 && c != '"' && c != '\\') << name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tracewire::testing
