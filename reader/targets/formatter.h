@@ -73,8 +73,9 @@ class Formatter {
   std::string skipped_text_;
 };
 
-// The formatter named `name` ("event", "perf", "normal", "chrome", "otlp", "perfetto",
-// "folded"), or InvalidArgument for an unknown name or invalid options.
+// The formatter of the output format named `name` (the registry of formats is
+// reader/targets/output_formats.h, which implements this), or InvalidArgument for an unknown
+// name or invalid options.
 absl::StatusOr<std::unique_ptr<Formatter>> MakeFormatter(absl::string_view name,
                                                          const FormatterOptions& options);
 

@@ -49,6 +49,13 @@ class JsonKey {
   }
   JsonKey(absl::string_view text) : data_(text.data()), size_(text.size()) {}   // NOLINT
   JsonKey(const std::string& text) : data_(text.data()), size_(text.size()) {}  // NOLINT
+  // A key from a table of names the caller knows need no escape (checked by its tests),
+  // written as a literal is.
+  static JsonKey KnownPlain(absl::string_view text) {
+    JsonKey key(text);
+    key.size_ |= kPlainBit;
+    return key;
+  }
 
   absl::string_view text() const { return absl::string_view(data_, size_ & ~kPlainBit); }
   // True if the key is known to need no escape (a literal that needs none).

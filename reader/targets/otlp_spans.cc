@@ -558,6 +558,9 @@ void SpanBuilder::OnEvent(const Event& e, const reader::EventTracks& at) {
     case EventKind::kCpuSample:
       ++p.cpu_samples;  // the process span's tracewire.cpu_samples
       break;
+    case EventKind::kCpuSamplesLost:
+      p.cpu_samples_lost += e.count;  // the process span's tracewire.cpu_samples_lost
+      break;
     default:
       break;  // printf, cmd_path, too_many_files, experimental: no span data
   }
@@ -598,6 +601,9 @@ void SpanBuilder::ProcessAttributes(Process& p) {
   if (p.exit_code.has_value()) attrs.push_back(Int("process.exit.code", *p.exit_code));
   if (p.cpu_samples != 0) {
     attrs.push_back(Int("tracewire.cpu_samples", static_cast<int64_t>(p.cpu_samples)));
+  }
+  if (p.cpu_samples_lost != 0) {
+    attrs.push_back(Int("tracewire.cpu_samples_lost", static_cast<int64_t>(p.cpu_samples_lost)));
   }
   if (!p.argv.empty()) attrs.emplace_back("trace2.cmd.argv", JsonList(p.argv));
   if (!p.ancestry.empty()) attrs.emplace_back("trace2.cmd.ancestry", JsonList(p.ancestry));

@@ -141,6 +141,7 @@ struct Process {
   std::map<uint32_t, GaugeSeries> gauges;  // by the track model's gauge index
   size_t gauge_points = 0;                 // points held in `gauges`
   uint64_t cpu_samples = 0;                // CPU samples of the process (not spans: only counted)
+  uint64_t cpu_samples_lost = 0;           // samples its threads' buffers had no room for
 };
 
 // The process span's name, "<exe>:<verb>#<mode>" (trace2receiver's), with its parts:

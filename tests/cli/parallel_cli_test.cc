@@ -9,12 +9,20 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
+#include "reader/targets/output_formats.h"
 #include "tests/cli/cli_runner.h"
 
 namespace tracewire::cli_test {
 namespace {
 
-constexpr const char* kFormats[] = {"event", "perf", "normal", "chrome", "otlp", "perfetto", "folded"};
+// Every output format (the registry's).
+std::vector<std::string> AllFormats() {
+  std::vector<std::string> names;
+  for (const targets::OutputFormat& format : targets::OutputFormats()) {
+    names.emplace_back(format.name);
+  }
+  return names;
+}
 
 // Runs tracewire with `args` and --jobs=1, 2 and 3, and expects the same result from each.
 // Returns the serial result.
@@ -49,7 +57,7 @@ CommandResult ExpectSameForAnyJobs(const std::vector<std::string>& args,
 
 // Every command on `trace` with every job count; returns validate's result.
 CommandResult CheckAllCommands(const std::string& trace) {
-  for (const char* format : kFormats) {
+  for (const std::string& format : AllFormats()) {
     ExpectSameForAnyJobs({"decode", absl::StrCat("--format=", format), trace});
   }
   ExpectSameForAnyJobs({"decode", "--brief", "--nesting=100", trace});
@@ -66,9 +74,8 @@ CommandResult CheckAllCommands(const std::string& trace) {
 const std::string& BenchTrace() {
   static const std::string* path = [] {
     auto* trace = new std::string(NewTempDir("bench") + "/bench.twr");
-    const CommandResult r =
-        RunCommand({Runfile("tests/bench/make_bench_trace"), "--threads=3", "--events=60000",
-                    "--events_per_generation=2400", *trace});
+    const CommandResult r = RunCommand({Runfile("tests/bench/make_bench_trace"), "--threads=3",
+                                        "--events=60000", "--events_per_generation=2400", *trace});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return trace;
   }();

@@ -26,14 +26,21 @@
 #include "reader/byte_source.h"
 #include "reader/reader.h"
 #include "reader/targets/formatter.h"
+#include "reader/targets/output_formats.h"
 #include "tests/bench/synthetic_trace.h"
 #include "tests/cli/cli_runner.h"
 
 namespace tracewire::targets {
 namespace {
 
-constexpr const char* kFormats[] = {"event", "perf",     "normal", "chrome",
-                                    "otlp",  "perfetto", "folded"};
+// Every output format (the registry's).
+std::vector<std::string> AllFormats() {
+  std::vector<std::string> names;
+  for (const targets::OutputFormat& format : targets::OutputFormats()) {
+    names.emplace_back(format.name);
+  }
+  return names;
+}
 
 std::unique_ptr<Formatter> Make(const std::string& format) {
   FormatterOptions options;
@@ -155,7 +162,7 @@ void ExpectStreamStripesMatch(const std::string& name, const std::string& format
 void ExpectStripesMatch(const std::string& name, const std::string& trace,
                         const std::vector<uint64_t>& stripes, Clock clock = Clock::kExact) {
   const std::string clock_name = clock == Clock::kExact ? "" : " (millisecond clock)";
-  for (const char* format : kFormats) {
+  for (const std::string& format : AllFormats()) {
     for (const bool salvage : {false, true}) {
       ExpectStreamStripesMatch(name + clock_name + (salvage ? " --salvage" : ""), format,
                                TraceEvents(trace, salvage), stripes, clock);
@@ -298,7 +305,7 @@ TEST(FormatterSkipTest, LongProcessesWithEarlyLines) {
   add(0, 1, reader::EventKind::kThreadExit);
   add(0, 0, reader::EventKind::kExit);
   add(0, 0, reader::EventKind::kAtexit);
-  for (const char* format : kFormats) {
+  for (const std::string& format : AllFormats()) {
     ExpectStreamStripesMatch("built events", format, BuiltEvents(events), {1, 700, 5000});
     if (HasFatalFailure()) return;
   }

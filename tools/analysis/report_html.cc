@@ -12,6 +12,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "reader/targets/valid_utf8.h"
+#include "tools/analysis/report_flame.h"
+#include "tools/analysis/report_style.h"
 
 namespace tracewire::tools {
 namespace {
@@ -34,40 +36,6 @@ constexpr size_t kMaxGauges = 64;
 // Colours of the categories, by order of appearance (errors are red, runs grey).
 constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#76b7b2", "#59a14f", "#edc948",
                                     "#b07aa1", "#ff9da7", "#9c755f", "#86bcb6", "#bab0ac"};
-
-constexpr char kStyle[] = R"css(
-body { font: 14px/1.4 system-ui, sans-serif; margin: 20px 28px; color: #1d232a; background: #fff; }
-h1 { font-size: 22px; margin: 0 0 4px; }
-h2 { font-size: 18px; margin: 28px 0 6px; border-bottom: 1px solid #d8dee4; padding-bottom: 3px; }
-h3 { font-size: 15px; margin: 14px 0 4px; }
-.meta { color: #57606a; margin: 2px 0; }
-code { font: 12px ui-monospace, monospace; background: #f3f5f7; padding: 1px 3px; border-radius: 3px; word-break: break-all; }
-.badge { display: inline-block; font-size: 12px; font-weight: 600; padding: 1px 7px; border-radius: 9px; margin-left: 6px; vertical-align: 2px; }
-.ok { background: #dafbe1; color: #116329; }
-.bad { background: #ffebe9; color: #a40e26; }
-.unknown { background: #eaeef2; color: #57606a; }
-ul.tree, ul.tree ul { list-style: none; padding-left: 18px; margin: 2px 0; }
-ul.tree { padding-left: 0; }
-ul.errors { margin: 4px 0; padding-left: 18px; }
-ul.errors li { color: #a40e26; }
-table.top { border-collapse: collapse; margin: 4px 24px 8px 0; display: inline-table; vertical-align: top; }
-table.top th, table.top td { padding: 2px 8px; text-align: right; border-bottom: 1px solid #eaeef2; }
-table.top th:last-child, table.top td:last-child { text-align: left; }
-svg.timeline { display: block; margin: 6px 0 4px; background: #fff; }
-svg text { font: 11px system-ui, sans-serif; fill: #1d232a; }
-svg text.thread { font-weight: 600; }
-svg text.tick { fill: #57606a; }
-svg text.label { fill: #fff; pointer-events: none; }
-svg line.grid { stroke: #eaeef2; }
-svg rect.run { fill: #9aa5b1; }
-svg rect.child { fill: #6e7781; }
-svg rect.child.failed { fill: #cf222e; }
-svg path.error { fill: #cf222e; }
-svg path.gauge { fill: none; stroke: #4e79a7; stroke-width: 1.5; }
-svg line.base { stroke: #d8dee4; }
-h4 { font-size: 14px; margin: 10px 0 2px; }
-.note { color: #57606a; font-size: 12px; }
-)css";
 
 void Append(std::string* out, absl::string_view text) { out->append(text.data(), text.size()); }
 
@@ -128,7 +96,7 @@ class Renderer {
     Append(&out_, "<title>tracewire report: ");
     AppendHtmlEscaped(options_.trace_name, &out_);
     Append(&out_, "</title>\n<style>");
-    Append(&out_, kStyle);
+    Append(&out_, kReportStyle);
     Append(&out_, "</style>\n</head>\n<body>\n");
     Summary();
     Tree();
@@ -247,91 +215,9 @@ class Renderer {
     }
   }
 
-  // An SVG flame graph: the samples' call tree, callers below callees, each frame as wide
-  // as the weight of the samples it is in (frames narrower than half a pixel are left
-  // out). Built and drawn without recursion.
+  // The flame graph of `flame` (report_flame.h), as wide as the timelines and their gutter.
   void Flame(const FlameGraph& flame) {
-    struct Node {
-      std::string name;
-      uint64_t weight = 0;
-      std::map<std::string, size_t> children;
-    };
-    std::vector<Node> nodes(1);
-    size_t depth = 0;
-    for (const auto& [frames, weight] : flame.stacks) {
-      size_t node = 0;
-      nodes[0].weight += weight;
-      for (const std::string& frame : frames) {
-        auto [it, added] = nodes[node].children.try_emplace(frame, nodes.size());
-        if (added) {
-          nodes.push_back(Node{frame, 0, {}});
-        }
-        node = it->second;
-        nodes[node].weight += weight;
-      }
-      depth = std::max(depth, frames.size());
-    }
-    constexpr int kFrameHeight = 16;
-    const double width = options_.timeline_width + kGutter;
-    const int height = static_cast<int>(depth) * kFrameHeight;
-    absl::StrAppend(&out_, "<svg class=\"flame\" xmlns=\"http://www.w3.org/2000/svg\" width=\"",
-                    width, "\" height=\"", height, "\">\n");
-    const double scale = width / static_cast<double>(std::max<uint64_t>(nodes[0].weight, 1));
-    // (node, level, x) to draw; the root itself is not drawn.
-    struct Item {
-      size_t node;
-      size_t level;
-      double x;
-    };
-    std::vector<Item> todo;
-    auto push_children = [&](const Item& item) {
-      double x = item.x;
-      for (const auto& [name, child] : nodes[item.node].children) {
-        todo.push_back({child, item.level + 1, x});
-        x += nodes[child].weight * scale;
-      }
-    };
-    push_children({0, 0, 0});
-    while (!todo.empty()) {
-      const Item item = todo.back();
-      todo.pop_back();
-      const Node& node = nodes[item.node];
-      const double w = node.weight * scale;
-      if (w < 0.5) continue;
-      const double y = height - static_cast<double>(item.level) * kFrameHeight;
-      absl::StrAppendFormat(&out_,
-                            "<g><title>%s (weight %d, %.1f %%)</title><rect x=\"%.1f\" "
-                            "y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>",
-                            HtmlEscaped(node.name), node.weight,
-                            100.0 * node.weight / std::max<uint64_t>(nodes[0].weight, 1), item.x,
-                            static_cast<int>(y), w, kFrameHeight - 1, FlameColor(node.name));
-      if (w > 40) {
-        // About 7 px per character at the default font size.
-        const size_t chars = static_cast<size_t>((w - 6) / 7);
-        std::string label = node.name.size() > chars
-                                ? node.name.substr(0, chars > 2 ? chars - 2 : 0) + ".."
-                                : node.name;
-        absl::StrAppendFormat(&out_, "<text x=\"%.1f\" y=\"%d\">%s</text>", item.x + 3,
-                              static_cast<int>(y) + kFrameHeight - 4, HtmlEscaped(label));
-      }
-      Append(&out_, "</g>\n");
-      push_children(item);
-    }
-    Append(&out_, "</svg>\n");
-  }
-
-  static std::string HtmlEscaped(absl::string_view text) {
-    std::string out;
-    AppendHtmlEscaped(text, &out);
-    return out;
-  }
-
-  // A warm color from the frame's name (the same name, the same color).
-  static std::string FlameColor(absl::string_view name) {
-    uint32_t hash = 2166136261u;
-    for (char c : name) hash = (hash ^ static_cast<uint8_t>(c)) * 16777619u;
-    return absl::StrFormat("rgb(%d,%d,%d)", 205 + hash % 50, 80 + (hash >> 8) % 130,
-                           40 + (hash >> 16) % 40);
+    AppendFlameGraphSvg(flame, options_.timeline_width + kGutter, &out_);
   }
 
   void Process(int index) {

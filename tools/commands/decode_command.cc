@@ -1,10 +1,16 @@
 #include "tools/commands/decode_command.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "reader/targets/output_formats.h"
 #include "tools/cli/usage.h"
 #include "tools/commands/decode.h"
 #include "tools/commands/formatter_flags.h"
@@ -21,9 +27,10 @@ ABSL_FLAG(int64_t, pid, 0, "decode: keep the process with pid N, and its childre
 namespace tracewire::tools {
 namespace {
 
-// The help of `tracewire decode`.
-constexpr char kHelp[] =
-    "usage: tracewire decode [--format=event|perf|normal|chrome|otlp|perfetto|folded]\n"
+// The help of `tracewire decode`, with {formats} and {format_lines} filled in from the
+// registry of output formats (Help()).
+constexpr char kHelpTemplate[] =
+    "usage: tracewire decode [--format={formats}]\n"
     "                        [--brief] [--git_exact] [--nesting=N] [--evt=1|2|3|4]\n"
     "                        [--stacks] [--regions] [--salvage] [--follow]\n"
     "                        [--since=TIME] [--until=TIME] [--sid=PATTERN] [--pid=N]\n"
@@ -40,13 +47,8 @@ constexpr char kHelp[] =
     "\n"
     "Flags (--brief, --git_exact, --nesting, --evt, --stacks and --regions set options of some\n"
     "formats only; given with another format, they are a usage error):\n"
-    "  --format=F   output format: event (default), perf, normal, chrome (Chrome Trace\n"
-    "               Event JSON for Perfetto, DevTools and speedscope), otlp\n"
-    "               (OTLP/JSON lines, one ExportTraceServiceRequest per process),\n"
-    "               perfetto (a Perfetto protobuf trace for the Perfetto UI and its\n"
-    "               trace processor; binary: use -o) or folded (the CPU samples of\n"
-    "               TRACEWIRE_CPU_PROFILE as collapsed stacks, \"frame;frame;frame\n"
-    "               WEIGHT\", for flamegraph.pl and speedscope)\n"
+    "  --format=F   output format, one of:\n"
+    "{format_lines}"
     "  --follow     follow a FILE that is still being written (like tail -f): write\n"
     "               each generation's events as soon as it is complete; stop on\n"
     "               SIGINT or SIGTERM\n"
@@ -151,13 +153,44 @@ int RunDecodeCommand(const Command& command, const CommandLine& line) {
   return Decode(options);
 }
 
+// kHelpTemplate with the formats of the registry: their names, and a line each.
+const std::string& Help() {
+  static const std::string* const help = [] {
+    std::vector<absl::string_view> names;
+    std::string lines;
+    for (const targets::OutputFormat& format : targets::OutputFormats()) {
+      names.push_back(format.name);
+      // "  name      help", the help wrapped at 80 columns under its first word.
+      std::string line =
+          absl::StrCat(std::string(15, ' '), format.name,
+                       std::string(std::max<size_t>(1, 10 - format.name.size()), ' '));
+      const size_t indent = line.size();
+      bool first = true;
+      for (absl::string_view word : absl::StrSplit(format.help, ' ')) {
+        if (!first && line.size() + 1 + word.size() > 80) {
+          absl::StrAppend(&lines, line, "\n");
+          line = std::string(indent, ' ');
+          first = true;
+        }
+        absl::StrAppend(&line, first ? "" : " ", word);
+        first = false;
+      }
+      absl::StrAppend(&lines, line, "\n");
+    }
+    return new std::string(absl::StrReplaceAll(
+        kHelpTemplate, {{"{formats}", absl::StrJoin(names, "|")}, {"{format_lines}", lines}}));
+  }();
+  return *help;
+}
+
 }  // namespace
 
 const Command& DecodeCommand() {
   static const Command* const command = new Command{
       .name = "decode",
-      .summary = "render a trace as git's Trace2 EVENT/PERF/NORMAL, Chrome JSON, OTLP or folded",
-      .help = kHelp,
+      .summary =
+          "render a trace as git's Trace2 EVENT/PERF/NORMAL, Chrome JSON, OTLP, Perfetto or folded",
+      .help = Help(),
       .flags = {FlagOf(FLAGS_format), FlagOf(FLAGS_brief), FlagOf(FLAGS_git_exact),
                 FlagOf(FLAGS_nesting), FlagOf(FLAGS_evt), FlagOf(FLAGS_stacks),
                 FlagOf(FLAGS_regions), FlagOf(FLAGS_salvage), FlagOf(FLAGS_follow),

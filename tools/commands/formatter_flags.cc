@@ -5,6 +5,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "reader/targets/output_formats.h"
 
 ABSL_FLAG(std::string, format, "event",
           "decode: output format (event, perf, normal, chrome, otlp, perfetto, folded); run: perf, "
@@ -33,23 +34,31 @@ std::string JoinWithAnd(absl::Span<const absl::string_view> words) {
 }  // namespace
 
 absl::Span<const absl::string_view> FormatNames() {
-  static constexpr absl::string_view kNames[] = {"event", "perf",     "normal", "chrome",
-                                                 "otlp",  "perfetto", "folded"};
-  return kNames;
+  static const std::vector<absl::string_view>* const kNames = [] {
+    auto* names = new std::vector<absl::string_view>();
+    for (const targets::OutputFormat& format : targets::OutputFormats()) {
+      names->push_back(format.name);
+    }
+    return names;
+  }();
+  return *kNames;
 }
 
 absl::Span<const FormatterFlag> FormatterFlags() {
-  // What each formatter of reader/targets reads of targets::FormatterOptions: the git
-  // targets (EventTarget, PerfTarget, NormalTarget) have a brief mode and git's own source
-  // positions; nesting, version and stacks are EVENT's; chrome, otlp and perfetto read no option.
-  static const std::vector<FormatterFlag>* const kFlags = new std::vector<FormatterFlag>{
-      {"brief", {"event", "perf", "normal"}},
-      {"git_exact", {"event", "perf", "normal"}},
-      {"nesting", {"event"}},
-      {"evt", {"event"}},
-      {"stacks", {"event"}},
-      {"regions", {"folded"}},
-  };
+  // The flags that set targets::FormatterOptions, in the help's order; the formats each
+  // applies to are the registry's (reader/targets/output_formats.h).
+  static const std::vector<FormatterFlag>* const kFlags = [] {
+    auto* flags = new std::vector<FormatterFlag>();
+    for (absl::string_view flag : {"brief", "git_exact", "nesting", "evt", "stacks", "regions"}) {
+      FormatterFlag& entry = flags->emplace_back(FormatterFlag{flag, {}});
+      for (const targets::OutputFormat& format : targets::OutputFormats()) {
+        if (std::find(format.flags.begin(), format.flags.end(), flag) != format.flags.end()) {
+          entry.formats.push_back(format.name);
+        }
+      }
+    }
+    return flags;
+  }();
   return *kFlags;
 }
 

@@ -27,6 +27,7 @@
 #include "reader/targets/perfetto/track_event_encoder.h"
 #include "reader/targets/process_ids.h"
 #include "reader/targets/valid_utf8.h"
+#include "reader/targets/viewer_args.h"
 #include "reader/track_model.h"
 
 namespace tracewire::targets {
@@ -49,49 +50,9 @@ constexpr char kTracePacketTag = (1 << 3) | 2;
 constexpr uint32_t kStateCleared = pb::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED;
 constexpr uint32_t kNeedsState = pb::TracePacket::SEQ_NEEDS_INCREMENTAL_STATE;
 
-// The debug annotation names the formatter writes, interned per sequence by index (no
-// hashing on the hot path).
-enum class Arg : uint8_t {
-  kMsg,
-  kRepo,
-  kLeaveMsg,
-  kChildId,
-  kClass,
-  kHook,
-  kCd,
-  kUseShell,
-  kArgv,
-  kPid,
-  kCode,
-  kReady,
-  kExe,
-  kSigno,
-  kFmt,
-  kPath,
-  kAncestry,
-  kName,
-  kHierarchy,
-  kAlias,
-  kExecId,
-  kThread,
-  kScope,
-  kParam,
-  kValue,
-  kWorktree,
-  kNesting,
-  kWireType,
-  kBytes,
-  kTask,
-  kParent,
-  kCount,
-};
-constexpr absl::string_view kArgNames[] = {
-    "msg",      "repo",     "leave_msg", "child_id",  "class",   "hook",   "cd",     "use_shell",
-    "argv",     "pid",      "code",      "ready",     "exe",     "signo",  "fmt",    "path",
-    "ancestry", "name",     "hierarchy", "alias",     "exec_id", "thread", "scope",  "param",
-    "value",    "worktree", "nesting",   "wire_type", "bytes",   "task",   "parent",
-};
-static_assert(std::size(kArgNames) == static_cast<size_t>(Arg::kCount));
+// The debug annotation names (viewer_args.h), interned per sequence by index (no hashing on
+// the hot path).
+using Arg = ArgName;
 
 // One interning table of a sequence: string -> iid (from 1).
 struct InternTable {
@@ -115,7 +76,7 @@ struct Sequence {
   InternTable names;       // EventName
   InternTable categories;  // EventCategory
   // DebugAnnotationName: iid of each Arg (0: not yet interned), and the count so far.
-  std::array<uint64_t, static_cast<size_t>(Arg::kCount)> arg_iids = {};
+  std::array<uint64_t, static_cast<size_t>(Arg::kNumArgNames)> arg_iids = {};
   uint64_t annotation_names = 0;
   // CPU samples' interning tables: function name -> iid, "<function iid>:<rel_pc>" -> frame
   // iid, "<frame iid>,..." -> callstack iid.
@@ -218,11 +179,6 @@ absl::string_view Basename(absl::string_view path) {
   return slash == absl::string_view::npos ? path : path.substr(slash + 1);
 }
 
-bool IsProcessLifeEvent(EventKind kind) {
-  return kind == EventKind::kVersion || kind == EventKind::kStart || kind == EventKind::kExit ||
-         kind == EventKind::kAtexit || kind == EventKind::kSignal;
-}
-
 std::optional<std::string> CopyOptional(const std::optional<absl::string_view>& value) {
   if (!value.has_value()) return std::nullopt;
   return std::string(*value);
@@ -288,6 +244,15 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   uint64_t NameIid(absl::string_view name);
   uint64_t CategoryIid(absl::string_view category);
   uint64_t AnnotationIid(Arg arg);
+  // Writes an event's viewer arguments (viewer_args.h) as debug annotations.
+  struct ArgsWriter {
+    PerfettoFormatter& f;
+    void Str(Arg name, absl::string_view value) { f.StrArg(name, value); }
+    void Int(Arg name, int64_t value) { f.IntArg(name, value); }
+    void Uint(Arg name, uint64_t value) { f.UintArg(name, value); }
+    void List(Arg name, const std::vector<absl::string_view>& list) { f.ListArg(name, list); }
+    void Json(Arg name, absl::string_view json) { f.JsonArg(name, json); }
+  };
   void StrArg(Arg name, absl::string_view value);
   void IntArg(Arg name, int64_t value);
   void UintArg(Arg name, uint64_t value);
@@ -477,7 +442,7 @@ uint64_t PerfettoFormatter::AnnotationIid(Arg arg) {
   uint64_t& iid = sequence_->arg_iids[static_cast<size_t>(arg)];
   if (ABSL_PREDICT_FALSE(iid == 0)) {
     iid = ++sequence_->annotation_names;
-    if (writing()) encoder_.InternAnnotationName(iid, kArgNames[static_cast<size_t>(arg)]);
+    if (writing()) encoder_.InternAnnotationName(iid, ArgNameText(arg));
   }
   return iid;
 }
@@ -1034,117 +999,13 @@ void PerfettoFormatter::Counter(const Event& e, Process& p, Thread& t, int64_t n
 }
 
 void PerfettoFormatter::Instant(const Event& e, Process& p, Thread& t, int64_t ns) {
-  absl::string_view name;  // the kind's name unless set below
-  absl::string_view cat = IsProcessLifeEvent(e.kind) ? "process" : "trace2";
-  uint64_t track = 0;  // the thread's (the sequence's default)
-  switch (e.kind) {
-    case EventKind::kData:
-    case EventKind::kDataJson:
-      name = e.label;
-      cat = e.category;
-      break;
-    case EventKind::kPrintf:
-      cat = "printf";
-      break;
-    case EventKind::kError:
-      cat = "error";
-      track = p.uuid;  // process scope
-      break;
-    default:
-      break;
-  }
-  if (name.empty()) name = reader::EventKindName(e.kind);
+  const InstantStyle style = InstantStyleOf(e);
+  // The thread's track (the sequence's default) or the process's.
+  const uint64_t track = style.process_scope ? p.uuid : 0;
   StartEvent(t, Tick(t.track, ns), pb::TrackEvent::TYPE_INSTANT, track);
-  SetNameAndCategory(name, cat);
-  switch (e.kind) {
-    case EventKind::kVersion:
-      StrArg(Arg::kExe, e.exe);
-      break;
-    case EventKind::kStart:
-      ListArg(Arg::kArgv, e.argv);
-      break;
-    case EventKind::kExit:
-    case EventKind::kAtexit:
-      IntArg(Arg::kCode, e.code);
-      break;
-    case EventKind::kSignal:
-      UintArg(Arg::kSigno, e.signo);
-      break;
-    case EventKind::kError:
-      if (e.msg.has_value()) StrArg(Arg::kMsg, *e.msg);
-      if (e.fmt.has_value()) StrArg(Arg::kFmt, *e.fmt);
-      break;
-    case EventKind::kPrintf:
-      if (e.msg.has_value()) StrArg(Arg::kMsg, *e.msg);
-      break;
-    case EventKind::kCmdPath:
-      StrArg(Arg::kPath, e.cmd_path);
-      break;
-    case EventKind::kCmdAncestry:
-      ListArg(Arg::kAncestry, e.ancestry);
-      break;
-    case EventKind::kCmdName:
-      StrArg(Arg::kName, e.cmd_name);
-      if (e.cmd_hierarchy.has_value()) StrArg(Arg::kHierarchy, *e.cmd_hierarchy);
-      break;
-    case EventKind::kCmdMode:
-      StrArg(Arg::kName, e.cmd_mode);
-      break;
-    case EventKind::kAlias:
-      StrArg(Arg::kAlias, e.alias);
-      ListArg(Arg::kArgv, e.argv);
-      break;
-    case EventKind::kChildExit:
-    case EventKind::kChildReady:
-      UintArg(Arg::kChildId, e.child_id);
-      IntArg(Arg::kPid, e.pid);
-      if (e.kind == EventKind::kChildExit) {
-        IntArg(Arg::kCode, e.code);
-      } else {
-        StrArg(Arg::kReady, e.ready);
-      }
-      break;
-    case EventKind::kExec:
-      UintArg(Arg::kExecId, e.exec_id);
-      if (e.exec_exe.has_value()) StrArg(Arg::kExe, *e.exec_exe);
-      ListArg(Arg::kArgv, e.argv);
-      break;
-    case EventKind::kExecResult:
-      UintArg(Arg::kExecId, e.exec_id);
-      IntArg(Arg::kCode, e.code);
-      break;
-    case EventKind::kThreadStart:
-    case EventKind::kThreadExit:
-      StrArg(Arg::kThread, e.thread_name);
-      break;
-    case EventKind::kDefParam:
-      StrArg(Arg::kScope, e.param_scope);
-      StrArg(Arg::kParam, e.param);
-      if (e.param_value.has_value()) StrArg(Arg::kValue, *e.param_value);
-      break;
-    case EventKind::kDefRepo:
-      if (e.repo.has_value()) IntArg(Arg::kRepo, *e.repo);
-      StrArg(Arg::kWorktree, e.worktree);
-      break;
-    case EventKind::kData:
-    case EventKind::kDataJson:
-      if (e.value_kind == reader::ValueKind::kInt) {
-        IntArg(Arg::kValue, e.value_int);
-      } else if (e.value_kind == reader::ValueKind::kJson && IsJsonText(e.value_string)) {
-        JsonArg(Arg::kValue, e.value_string);
-      } else {
-        StrArg(Arg::kValue, e.value_string);
-      }
-      IntArg(Arg::kNesting, e.nesting);
-      if (e.repo.has_value()) IntArg(Arg::kRepo, *e.repo);
-      break;
-    case EventKind::kExperimental:
-      IntArg(Arg::kWireType, e.wire_type);
-      IntArg(Arg::kBytes, static_cast<int64_t>(e.experimental_data.size()));
-      break;
-    default:
-      break;
-  }
+  SetNameAndCategory(style.name, style.category);
+  ArgsWriter writer{*this};
+  VisitViewerArgs(e, writer);
   EndEvent();
 }
 
@@ -1162,6 +1023,8 @@ void PerfettoFormatter::OnEvent(const Event& e, const reader::EventTracks& at) {
     case EventKind::kTaskAdopt:
     case EventKind::kTaskRelease:
       return;  // slices
+    case EventKind::kCpuSample:
+      return;  // PerfSample packets (OnSample)
     case EventKind::kGauge:
       if (at.gauge != reader::kNoIndex) GaugeSample(e, p, t, now_ns_, at.gauge);
       return;
