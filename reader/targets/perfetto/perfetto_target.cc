@@ -43,6 +43,8 @@ constexpr int64_t kMaxNs = int64_t{1} << 62;
 constexpr int32_t kSyntheticTidBase = int32_t{1} << 30;
 // Task flows' ids start here (the child process flows' are the track model's link ids).
 constexpr uint64_t kTaskFlowBase = uint64_t{1} << 62;
+// A CPU sample's weight is written as that many samples, up to this many.
+constexpr uint64_t kMaxSampleWeight = 1000;
 // Field number and wire type of Trace.packet: each packet is this byte, its length, itself.
 constexpr char kTracePacketTag = (1 << 3) | 2;
 
@@ -129,6 +131,18 @@ struct Track {
   int64_t last_ns = kNoTime;
 };
 
+// A lane of a task name: a track for one task at a time.
+struct TaskLane {
+  Track track;
+  bool busy = false;
+};
+
+// Where an open task slice is (indexed by slot).
+struct TaskSlice {
+  std::string name;
+  uint32_t lane = 0;
+};
+
 struct Thread {
   Track track;
   uint64_t segment_track = 0;  // its task segments' track (0: not described yet)
@@ -142,14 +156,14 @@ struct Process {
   std::string sid;
   uint64_t uuid = 0;
   int32_t pid = 0;
-  std::string exe;      // basename of start's argv[0]
-  std::string command;  // cmd_name
+  int32_t ppid = 0;  // the parent process's pid when it is in the output (0: none)
   std::vector<std::string> argv;
-  std::string shown_name;
   bool described = false;
   int64_t last_ns = kNoTime;
-  std::vector<Track> lanes;       // children tracks, by lane
-  std::vector<Track> task_lanes;  // task tracks, by lane
+  std::vector<Track> lanes;  // children tracks, by lane
+  // Task tracks by task name: the lanes of one name all carry that name (the UI shows
+  // them as one track with rows).
+  absl::flat_hash_map<std::string, std::vector<TaskLane>> task_lanes;
 };
 
 // An open region's data for its end (indexed by slot).
@@ -310,12 +324,16 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   void DescribeProcess(Process& p, Thread& on);
   void DescribeThread(Thread& t, const Process& p, int64_t ns);
   Track& LaneTrack(Process& p, uint32_t lane, Thread& on, int64_t ns);
-  Track& TaskLaneTrack(Process& p, uint32_t lane, Thread& on, int64_t ns);
+  // The lowest lane of tasks named `name` free at `ns` (its last slice ended before
+  // `ns`), described if new; marks it busy and returns its index.
+  uint32_t TakeTaskLane(Process& p, const std::string& name, Thread& on, int64_t ns);
   uint64_t SegmentTrack(Thread& t, const Process& p, int64_t ns);
   uint64_t GaugeTrack(Process& p, Thread& on, uint32_t gauge, int64_t ns);
   uint64_t CounterTrack(Process& p, Thread& on, const std::string& name,
                         pb::CounterDescriptor::Unit unit, int64_t ns);
-  void NameProcess(Process& p, Thread& on);
+  // Writes p's command line (argv) as a ProcessTree entry: the trace processor's process
+  // name (argv[0]) and cmdline.
+  void WriteProcessTree(const Process& p, Thread& on);
 
   void Instant(const Event& e, Process& p, Thread& t, int64_t ns);
   void GaugeSample(const Event& e, Process& p, Thread& t, int64_t ns, uint32_t gauge);
@@ -360,6 +378,7 @@ class PerfettoFormatter : public Formatter, public reader::TrackListener {
   std::vector<uint64_t> gauge_tracks_;  // the track model's gauge index -> uuid (0: none)
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, TaskState> tasks_;
   std::vector<SegmentSlice> segments_;  // open task segments, by slot
+  std::vector<TaskSlice> task_slices_;  // open tasks, by slot
   uint64_t next_segment_serial_ = 1;
   uint64_t next_task_flow_ = kTaskFlowBase;
 
@@ -522,20 +541,19 @@ void PerfettoFormatter::DescribeProcess(Process& p, Thread& on) {
   if (!StartDescriptor(on, std::max<int64_t>(now_ns_, 0))) return;
   pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
   d->set_uuid(p.uuid);
-  pb::ProcessDescriptor* process = d->mutable_process();
-  process->set_pid(p.pid);
-  process->set_process_name(p.shown_name);
-  for (const std::string& arg : p.argv) process->add_cmdline(arg);
+  // No process_name: the trace processor keeps the first name it sees, and the name is
+  // the command line's (WriteProcessTree), known once the start event has come.
+  d->mutable_process()->set_pid(p.pid);
   EmitPacket();
 }
 
-void PerfettoFormatter::NameProcess(Process& p, Thread& on) {
-  std::string name = p.exe;
-  if (!p.command.empty()) absl::StrAppend(&name, name.empty() ? "" : " ", p.command);
-  if (name.empty()) name = "process";
-  if (name == p.shown_name && p.described) return;
-  p.shown_name = std::move(name);
-  DescribeProcess(p, on);
+void PerfettoFormatter::WriteProcessTree(const Process& p, Thread& on) {
+  if (!StartDescriptor(on, std::max<int64_t>(now_ns_, 0))) return;
+  pb::ProcessTree::Process* process = packet_.mutable_process_tree()->add_processes();
+  process->set_pid(p.pid);
+  if (p.ppid != 0) process->set_ppid(p.ppid);
+  for (const std::string& arg : p.argv) process->add_cmdline(arg);
+  EmitPacket();
 }
 
 void PerfettoFormatter::DescribeThread(Thread& t, const Process& p, int64_t ns) {
@@ -581,19 +599,24 @@ uint64_t PerfettoFormatter::CounterTrack(Process& p, Thread& on, const std::stri
   return uuid;
 }
 
-Track& PerfettoFormatter::TaskLaneTrack(Process& p, uint32_t lane, Thread& on, int64_t ns) {
-  while (p.task_lanes.size() <= lane) {  // lanes are taken lowest free first
-    const size_t index = p.task_lanes.size();
-    Track& track = p.task_lanes.emplace_back();
-    track.uuid = next_uuid_++;
-    if (!StartDescriptor(on, ns)) continue;
-    pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
-    d->set_uuid(track.uuid);
-    d->set_parent_uuid(p.uuid);
-    d->set_name(index == 0 ? std::string("tasks") : absl::StrCat("tasks ", index + 1));
-    EmitPacket();
+uint32_t PerfettoFormatter::TakeTaskLane(Process& p, const std::string& name, Thread& on,
+                                         int64_t ns) {
+  std::vector<TaskLane>& lanes = p.task_lanes[name];
+  uint32_t index = 0;
+  while (index < lanes.size() && (lanes[index].busy || lanes[index].track.last_ns >= ns)) ++index;
+  if (index == lanes.size()) {
+    TaskLane& lane = lanes.emplace_back();
+    lane.track.uuid = next_uuid_++;
+    if (StartDescriptor(on, ns)) {
+      pb::TrackDescriptor* d = packet_.mutable_track_descriptor();
+      d->set_uuid(lane.track.uuid);
+      d->set_parent_uuid(p.uuid);
+      d->set_name(name);
+      EmitPacket();
+    }
   }
-  return p.task_lanes[lane];
+  lanes[index].busy = true;
+  return index;
 }
 
 uint64_t PerfettoFormatter::SegmentTrack(Thread& t, const Process& p, int64_t ns) {
@@ -672,7 +695,11 @@ void PerfettoFormatter::BeginTask(const reader::Slice& slice, const Event& e) {
   task.flow = next_task_flow_++;
   // Ticked on the thread's track, as the Chrome export does (the same times).
   const int64_t ts = Tick(t.track, now_ns_);
-  Track& lane = TaskLaneTrack(p, slice.depth, t, ts);
+  if (task_slices_.size() <= slice.slot) task_slices_.resize(slice.slot + 1);
+  TaskSlice& open = task_slices_[slice.slot];
+  open.name = task.name;
+  open.lane = TakeTaskLane(p, task.name, t, ts);
+  Track& lane = p.task_lanes[task.name][open.lane].track;
   lane.last_ns = ts;
   StartEvent(t, ts, pb::TrackEvent::TYPE_SLICE_BEGIN, lane.uuid);
   SetNameAndCategory(task.name, task.category);
@@ -685,8 +712,11 @@ void PerfettoFormatter::EndTask(const reader::Slice& slice) {
   Process& p = processes_[slice.process];
   Thread& t = threads_[slice.thread];
   const int64_t ts = Tick(t.track, now_ns_);
-  Track& lane = TaskLaneTrack(p, slice.depth, t, ts);
-  lane.last_ns = ts;
+  const TaskSlice& open = task_slices_[slice.slot];
+  TaskLane& task_lane = p.task_lanes[open.name][open.lane];
+  task_lane.busy = false;
+  Track& lane = task_lane.track;
+  lane.last_ns = std::max(lane.last_ns, ts);
   StartEvent(t, ts, pb::TrackEvent::TYPE_SLICE_END, lane.uuid);
   EndEvent();
   auto it = tasks_.find({slice.process, slice.id});
@@ -849,8 +879,12 @@ void PerfettoFormatter::OnSample(const Event& e, const reader::SampleContext& at
   sample->set_pid(static_cast<uint32_t>(p.pid));
   sample->set_tid(static_cast<uint32_t>(t.tid));
   sample->set_callstack_iid(cs->second);
-  // One packet per sample event, as the Chrome export's profile (PerfSample has no weight).
+  // PerfSample has no weight: a sample of weight w (the periods of CPU time it stands for)
+  // is w packets at its time, the later ones without the interned data.
   EmitPacket();
+  packet_.clear_interned_data();
+  const uint64_t copies = std::min<uint64_t>(std::max<uint64_t>(e.count, 1), kMaxSampleWeight);
+  for (uint64_t copy = 1; copy < copies; ++copy) EmitPacket();
 }
 
 void PerfettoFormatter::OnProcessBegin(const reader::ProcessTrack& process, const Event& first) {
@@ -858,7 +892,11 @@ void PerfettoFormatter::OnProcessBegin(const reader::ProcessTrack& process, cons
   p.sid = process.sid;
   p.pid = static_cast<int32_t>(pids_.Assign(process.sid));
   p.uuid = next_uuid_++;
-  p.shown_name = "process";
+  if (const size_t slash = process.sid.rfind('/'); slash != std::string::npos) {
+    if (std::optional<uint32_t> parent = model_.FindProcess(process.sid.substr(0, slash))) {
+      p.ppid = processes_[*parent].pid;
+    }
+  }
   // Described on its first thread's sequence (OnSliceBegin of that thread's lifetime).
 }
 
@@ -1177,18 +1215,12 @@ void PerfettoFormatter::OnEvent(const Event& e, const reader::EventTracks& at) {
       return;
     case EventKind::kStart:
       if (!e.argv.empty()) {
-        p.exe = std::string(ValidUtf8(Basename(e.argv.front()), &scratch_));
         p.argv.clear();
         for (absl::string_view arg : e.argv) {
           p.argv.emplace_back(ValidUtf8(arg, &scratch_));
         }
-        p.described = false;  // the command line is new
-        NameProcess(p, t);
+        WriteProcessTree(p, t);  // a later start (an exec) renames the process
       }
-      break;
-    case EventKind::kCmdName:
-      p.command = std::string(ValidUtf8(e.cmd_name, &scratch_));
-      NameProcess(p, t);
       break;
     default:
       break;
@@ -1229,6 +1261,7 @@ void PerfettoFormatter::Finish(std::string* out) {
   gauge_tracks_.clear();
   tasks_.clear();
   segments_.clear();
+  task_slices_.clear();
   next_segment_serial_ = 1;
   next_task_flow_ = kTaskFlowBase;
   next_synthetic_tid_ = kSyntheticTidBase;
