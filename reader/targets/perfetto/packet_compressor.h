@@ -1,7 +1,8 @@
 // PacketCompressor: gathers serialized Trace.packet fields and writes them as Perfetto's
 // service does, in packets of `compressed_packets` (the gathered bytes, themselves a
 // serialized `Trace`, compressed with zlib). Perfetto's trace processor and UI read such a
-// packet as the packets it holds, in order.
+// packet as the packets it holds, in order. Packets that do not parse as Trace.packet
+// fields are compressed as they are.
 #ifndef TRACEWIRE_READER_TARGETS_PERFETTO_PACKET_COMPRESSOR_H_
 #define TRACEWIRE_READER_TARGETS_PERFETTO_PACKET_COMPRESSOR_H_
 
@@ -12,23 +13,25 @@ namespace tracewire::targets {
 
 class PacketCompressor {
  public:
-  // Packets gathered before they are compressed into one: large enough for zlib's window
-  // to find the repeated packet headers, small enough to stay in the cache.
+  // A chunk ends at the first packet boundary at or after this many bytes: large enough
+  // for zlib's window to find the repeated packet headers, small enough to stay in the
+  // cache. Chunks depend only on the packets, not on how they were handed over, so the
+  // output is the same whatever the pieces the packets came in.
   static constexpr size_t kChunkBytes = 512 * 1024;
 
-  // The buffer packets are appended to (whole Trace.packet fields).
+  // The buffer packets are appended to (whole Trace.packet fields only).
   std::string* pending() { return &pending_; }
-  // Compresses the pending packets into *out if they fill a chunk.
-  void MaybeFlush(std::string* out) {
-    if (pending_.size() >= kChunkBytes) Flush(out);
-  }
-  // Compresses the pending packets (if any) into one compressed_packets packet on *out.
+  // Compresses every full chunk of the pending packets into *out.
+  void MaybeFlush(std::string* out);
+  // Compresses all the pending packets (if any) into *out: the last, shorter chunk.
   void Flush(std::string* out);
-  // Drops the pending packets.
-  void Clear() { pending_.clear(); }
 
  private:
+  // Compresses the first `size` pending bytes into one compressed_packets packet on *out.
+  void Compress(size_t size, std::string* out);
+
   std::string pending_;
+  size_t scanned_ = 0;  // the packet boundary the scan of pending_ has reached
   std::string compressed_;
 };
 
