@@ -108,6 +108,9 @@ def tracewire_dependencies():
     # The command only (the Perfetto export's protobuf messages): protobuf-lite, static.
     _maybe(pkg_config_library, name = "system_protobuf", modules = ["protobuf-lite"], static = True)
 
+    # The command only (the Perfetto export's compressed_packets): zlib, static.
+    _maybe(pkg_config_library, name = "system_zlib", modules = ["zlib"], static = True)
+
     # The command only (the reader's symbolizer, OTLP/HTTP export): not part of the runtime.
     # Headers only: the command loads libcurl and libdw with dlopen when it first uses them
     # (tools/otlp/curl_library.cc, reader/dw_library.cc), so they cost nothing at start-up.

@@ -9,6 +9,8 @@ packages=(
   libabsl-dev libzstd-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev
   libprotobuf-dev protobuf-compiler  # the Perfetto export: protoc generates its messages, linked with protobuf-lite
+  zlib1g-dev        # the Perfetto export compresses its packets (compressed_packets) with zlib, linked statically
+  libprotobuf32 libsqlite3-0 zlib1g  # run time of Perfetto's trace processor, which tests load the Perfetto export into
   libcurl4-openssl-dev  # the OTLP/HTTP exporter (decode and listen --otlp-endpoint); headers only, libcurl is loaded on first use
   libdw-dev         # the reader symbolizes stack frames with elfutils' libdwfl; headers only, libdw is loaded on first use
   libsqlite3-dev    # the in-memory database of `tracewire query` (linked statically into the command)

@@ -26,7 +26,9 @@ if ! npm ci --ignore-scripts --no-audit --no-fund --prefix tests/consumers >/dev
   echo "tracewire: npm ci in tests/consumers failed; the consumer tests will fail" >&2
 fi
 
-common_flags=(--test_output=errors --test_summary=short)
+# Perfetto's trace processor (tests/perfetto:trace_processor_test) is found in shared/ beside
+# the repository; TRACEWIRE_TRACE_PROCESSOR, if set, names another one.
+common_flags=(--test_output=errors --test_summary=short --test_env=TRACEWIRE_TRACE_PROCESSOR)
 if [ "${CI:-}" = "true" ]; then
   common_flags+=(--noshow_progress --curses=no --color=no)
 fi

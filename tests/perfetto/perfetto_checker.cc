@@ -1,5 +1,7 @@
 #include "tests/perfetto/perfetto_checker.h"
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -94,10 +96,26 @@ class Checker {
       Problem("the bytes do not parse as a Trace");
       return;
     }
-    out_.packets = trace.packet_size();
     for (int i = 0; i < trace.packet_size(); ++i) {
-      index_ = static_cast<size_t>(i);
-      Packet(trace.packet(i));
+      const pb::TracePacket& packet = trace.packet(i);
+      if (!packet.has_compressed_packets()) {
+        index_ = out_.packets++;
+        Packet(packet);
+        continue;
+      }
+      // Packets compressed with zlib: the packets of a serialized Trace, in order.
+      ++out_.compressed_chunks;
+      pb::Trace inner;
+      const std::optional<std::string> raw = Inflate(packet.compressed_packets());
+      if (!raw.has_value() || !inner.ParseFromString(*raw)) {
+        Problem("compressed_packets that do not inflate to a Trace");
+        continue;
+      }
+      for (const pb::TracePacket& p : inner.packet()) {
+        if (p.has_compressed_packets()) Problem("compressed_packets inside compressed_packets");
+        index_ = out_.packets++;
+        Packet(p);
+      }
     }
     out_.sequences = sequences_.size();
     Tracks();
@@ -106,6 +124,26 @@ class Checker {
   }
 
  private:
+  static std::optional<std::string> Inflate(const std::string& compressed) {
+    z_stream z{};
+    if (inflateInit(&z) != Z_OK) return std::nullopt;
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+    z.avail_in = static_cast<uInt>(compressed.size());
+    std::string out;
+    int status = Z_OK;
+    while (status == Z_OK) {
+      const size_t at = out.size();
+      out.resize(at + 65536);
+      z.next_out = reinterpret_cast<Bytef*>(out.data() + at);
+      z.avail_out = 65536;
+      status = inflate(&z, Z_NO_FLUSH);
+      out.resize(at + 65536 - z.avail_out);
+    }
+    inflateEnd(&z);
+    if (status != Z_STREAM_END) return std::nullopt;
+    return out;
+  }
+
   void Problem(const std::string& what) {
     if (out_.problems.size() < 50)
       out_.problems.push_back(absl::StrCat("packet ", index_, ": ", what));
@@ -140,6 +178,13 @@ class Checker {
     if (!p.has_trusted_packet_sequence_id() || p.trusted_packet_sequence_id() == 0) {
       Problem("no packet sequence");
       return;
+    }
+    if (p.has_process_tree()) {
+      for (const pb::ProcessTree::Process& process : p.process_tree().processes()) {
+        if (process.cmdline_size() == 0) Problem("a process tree entry without a cmdline");
+        if (process.cmdline_size() > 0) out_.process_names[process.pid()] = process.cmdline(0);
+        out_.cmdlines[process.pid()] = absl::StrJoin(process.cmdline(), " ");
+      }
     }
     SequenceState& seq = sequences_[p.trusted_packet_sequence_id()];
     const uint32_t flags = p.sequence_flags();
@@ -282,7 +327,7 @@ class Checker {
       info.kind = TrackKind::kProcess;
       info.pid = d.process().pid();
       info.name = "process";
-      out_.process_names[info.pid] = d.process().process_name();
+      out_.process_names.try_emplace(info.pid, d.process().process_name());
     } else {
       auto parent = tracks_.find(d.parent_uuid());
       if (!d.has_parent_uuid() || parent == tracks_.end()) {
@@ -383,7 +428,7 @@ class Checker {
             }
             const EventRecord& b = *open.back();
             open.pop_back();
-            CheckedSlice s{track, b.name, b.category, b.ts, e.ts - b.ts, b.args};
+            CheckedSlice s{track, b.name, b.category, b.ts, e.ts - b.ts, b.args, uuid};
             for (const auto& [k, v] : e.args) s.args[k] = v;
             out_.slices.push_back(std::move(s));
             break;

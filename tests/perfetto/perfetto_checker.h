@@ -46,6 +46,7 @@ struct CheckedSlice {
   int64_t ts = 0;
   int64_t dur = 0;
   std::map<std::string, std::string> args;  // debug annotations, values as text
+  uint64_t track_uuid = 0;                  // the track's (tracks may share a name)
   bool operator<(const CheckedSlice& o) const;
 };
 
@@ -72,9 +73,13 @@ struct CheckedTrace {
   size_t sequences = 0;
   size_t track_events = 0;
   size_t interned_strings = 0;
-  std::map<int32_t, std::string> process_names;  // pid -> last process_name
-  std::vector<std::string> thread_tracks;        // "<pid>/<thread_name>"
-  std::vector<CheckedSlice> slices;              // sorted
+  // pid -> the process's name as the trace processor shows it: its last ProcessTree
+  // entry's argv[0], else its descriptor's process_name.
+  std::map<int32_t, std::string> process_names;
+  std::map<int32_t, std::string> cmdlines;  // pid -> its last ProcessTree cmdline, joined
+  size_t compressed_chunks = 0;             // compressed_packets packets
+  std::vector<std::string> thread_tracks;   // "<pid>/<thread_name>"
+  std::vector<CheckedSlice> slices;         // sorted
   std::vector<CheckedInstant> instants;
   std::vector<CheckedCounter> counters;
   size_t flows = 0;  // flows with both ends

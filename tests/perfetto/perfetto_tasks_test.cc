@@ -1,11 +1,14 @@
 // Tasks and gauges in the Perfetto export, from hand-built events: each task is a slice on
-// its process's task track, its segments are slices on a track under each thread that
-// worked for it, one flow per task joins the segments begun while it was open (started at
-// the first, a step at each later one, terminated at the last, whichever of the task's end
-// and its last segment's end comes first), and a gauge is a counter track with the unit
-// in its name and CounterDescriptor's unit where Perfetto has one.
+// one of its process's lanes of tasks of its name (named as the tasks), its segments are slices on
+// a track under each thread that worked for it, one flow per task joins the segments begun while it
+// was open (started at the first, a step at each later one, terminated at the last, whichever of
+// the task's end and its last segment's end comes first), and a gauge is a counter track with the
+// unit in its name and CounterDescriptor's unit where Perfetto has one.
+#include <algorithm>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -98,7 +101,7 @@ TEST(PerfettoTasksTest, FlowEndsAtTheLastSegmentWhenTheTaskEndsAfterIt) {
   trace.Add(EventKind::kTaskRelease, 2, 0);
   trace.Add(EventKind::kTaskEnd, 0, 7);  // after every segment has ended
   const CheckedTrace t = trace.Check();
-  const std::vector<CheckedSlice> tasks = On(t, "/tasks");
+  const std::vector<CheckedSlice> tasks = On(t, "/request");
   ASSERT_EQ(tasks.size(), 1u);
   EXPECT_EQ(tasks[0].name, "request");
   EXPECT_EQ(tasks[0].category, "server");
@@ -134,7 +137,7 @@ TEST(PerfettoTasksTest, OneSegmentHasNoFlowAndALateSegmentIsNamedByItsId) {
   trace.Add(EventKind::kTaskAdopt, 2, 9);  // never began in the trace; open at the end
   const CheckedTrace t = trace.Check();
   EXPECT_TRUE(t.flow_events.empty());
-  EXPECT_EQ(On(t, "/tasks")[0].args.at("parent"), "3");
+  EXPECT_EQ(On(t, "/request")[0].args.at("parent"), "3");
   const std::vector<CheckedSlice> late = On(t, "th02:writer tasks");
   ASSERT_EQ(late.size(), 2u);
   EXPECT_EQ(late[0].name, "task 7");
@@ -154,7 +157,7 @@ TEST(PerfettoTasksTest, AnIdBegunAgainKeepsTheOldRunsFlow) {
   trace.Add(EventKind::kTaskRelease, 1, 0);
   trace.Add(EventKind::kTaskEnd, 0, 7);
   const CheckedTrace t = trace.Check();
-  EXPECT_EQ(On(t, "/tasks").size(), 2u);
+  EXPECT_EQ(On(t, "/request").size(), 2u);
   ASSERT_EQ(t.flow_events.size(), 1u);
   EXPECT_EQ(t.flow_events.begin()->second, 2u);
 }
@@ -168,8 +171,18 @@ TEST(PerfettoTasksTest, OverlappingTasksTakeLanes) {
   trace.Add(EventKind::kTaskEnd, 0, 2);
   trace.Add(EventKind::kTaskEnd, 0, 3);
   const CheckedTrace t = trace.Check();
-  EXPECT_EQ(On(t, "/tasks").size(), 2u);
-  EXPECT_EQ(On(t, "/tasks 2").size(), 1u);
+  // Two lanes (the tasks' real concurrency), both named as the tasks: 1 and 3 on one.
+  const std::vector<CheckedSlice> tasks = On(t, "/request");
+  ASSERT_EQ(tasks.size(), 3u);
+  std::map<uint64_t, std::vector<std::string>> lanes;
+  for (const CheckedSlice& s : tasks) lanes[s.track_uuid].push_back(s.args.at("task"));
+  ASSERT_EQ(lanes.size(), 2u);
+  std::set<std::vector<std::string>> by_lane;
+  for (auto& [uuid, ids] : lanes) {
+    std::sort(ids.begin(), ids.end());
+    by_lane.insert(ids);
+  }
+  EXPECT_EQ(by_lane, (std::set<std::vector<std::string>>{{"1", "3"}, {"2"}}));
 }
 
 TEST(PerfettoTasksTest, GaugeIsACounterTrackWithItsUnit) {

@@ -28,10 +28,17 @@ absl::StatusOr<std::unique_ptr<DecodeOutput>> DecodeOutput::Open(
     if (!file.ok()) return file.status();
     out->file_ = std::move(*file);
   }
+  if (options.format == "perfetto" && out->file_ != nullptr) {
+    out->compressor_ = std::make_unique<targets::PacketCompressor>();
+  }
   return out;
 }
 
 absl::Status DecodeOutput::Commit() {
+  if (compressor_ != nullptr) {
+    compressor_->MaybeFlush(file_->buffer());
+    return file_->MaybeFlush();
+  }
   if (sender_ == nullptr) return file_->MaybeFlush();
   if (!buffer_.empty()) sender_->Add(buffer_);
   if (file_ != nullptr) {
@@ -44,12 +51,17 @@ absl::Status DecodeOutput::Commit() {
 }
 
 absl::Status DecodeOutput::Write(absl::string_view text) {
+  if (compressor_ != nullptr) {
+    compressor_->pending()->append(text.data(), text.size());
+    return Commit();
+  }
   if (sender_ == nullptr) return file_->Write(text);
   buffer_.append(text.data(), text.size());
   return Commit();
 }
 
 absl::Status DecodeOutput::Flush() {
+  if (compressor_ != nullptr) compressor_->Flush(file_->buffer());
   absl::Status status = Commit();
   if (sender_ != nullptr) sender_->Flush();
   if (file_ != nullptr && status.ok()) status = file_->Flush();

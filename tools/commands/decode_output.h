@@ -1,5 +1,7 @@
 // DecodeOutput: where `tracewire decode` writes what its formatter produces: a file (or
-// stdout), an OTLP/HTTP receiver (--otlp-endpoint, with the otlp format), or both.
+// stdout), an OTLP/HTTP receiver (--otlp-endpoint, with the otlp format), or both. The
+// perfetto format's packets go to the file in zlib-compressed chunks (compressed_packets,
+// as Perfetto's service writes them).
 //
 //   auto out = DecodeOutput::Open(options);
 //   formatter->Write(event, (*out)->buffer());
@@ -16,10 +18,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "reader/targets/perfetto/packet_compressor.h"
+#include "tools/cli/output_file.h"
 #include "tools/commands/decode.h"
 #include "tools/otlp/otlp_http_exporter.h"
 #include "tools/otlp/otlp_sender.h"
-#include "tools/cli/output_file.h"
 
 namespace tracewire::tools {
 
@@ -33,7 +36,10 @@ class DecodeOutput {
 
   // The buffer the formatter appends to (complete lines only): the file's own buffer when
   // there is no export, so that text is not copied twice.
-  std::string* buffer() { return sender_ == nullptr ? file_->buffer() : &buffer_; }
+  std::string* buffer() {
+    if (compressor_ != nullptr) return compressor_->pending();
+    return sender_ == nullptr ? file_->buffer() : &buffer_;
+  }
   // Hands what the buffer holds to the file and the export (sending full requests).
   absl::Status Commit();
   // Commit, then hands `text` (complete lines) to the file and the export; the file
@@ -56,6 +62,7 @@ class DecodeOutput {
   std::unique_ptr<OutputFile> file_;
   std::unique_ptr<OtlpHttpExporter> exporter_;
   std::unique_ptr<OtlpSender> sender_;
+  std::unique_ptr<targets::PacketCompressor> compressor_;  // perfetto: the packets to compress
 };
 
 }  // namespace tracewire::tools

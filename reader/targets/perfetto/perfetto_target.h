@@ -16,10 +16,11 @@
 //     absolute REALTIME times. Per thread (and per children track) times strictly
 //     increase: a time that would not moves to 1 ns after the previous one (as in Chrome);
 //   * a process track per process (pid from the sid's "-P<hex>" when unique, else a free
-//     number above 4194304; process_name "<exe> <command>", cmdline = start's argv,
-//     described again when they become known); a thread track per thread (parent: its
-//     process; tid: the pid for the main thread, a free number from 2^30 for the others;
-//     thread_name);
+//     number above 4194304; no process_name: the trace processor keeps the first one), and
+//     its start event's argv as a ProcessTree entry (pid, ppid, cmdline: the trace
+//     processor's process.name is argv[0], the last entry winning); a thread track per thread
+//     (parent: its process; tid: the pid for the main thread, a free number from 2^30 for the
+//     others; thread_name);
 //   * regions: TYPE_SLICE_BEGIN / TYPE_SLICE_END on the thread track (name = label, one
 //     category; debug annotations msg, repo, and leave_msg on the end when it differs);
 //     regions git unwinds end there, and slices open at the end of the input end at their
@@ -36,8 +37,12 @@
 //   * timers and counters (and th_ variants): counter tracks under the process, one per
 //     name and value: "<cat>/<name>" (count), "<cat>/<name> intervals", "... t_total",
 //     "... t_min", "... t_max" (nanoseconds, UNIT_TIME_NS).
-// Reserved for kinds still to come: tasks would be slices on async tracks (a
-// TrackDescriptor under the process, no thread) joined by flows; CPU samples, callstacks.
+//   * tasks: slices on the process's lanes of tasks of their name (tracks that all carry
+//     the name; a task takes the lowest free lane of its name); the segments of a task on
+//     a "<thread name> tasks" track under each thread, joined by one flow per task;
+//   * gauges: counter tracks; CPU samples: PerfSample packets with interned stacks, a
+//     sample of weight w written w times (at most kMaxSampleWeight).
+// `tracewire decode` compresses the packets (packet_compressor.h).
 #ifndef TRACEWIRE_READER_TARGETS_PERFETTO_PERFETTO_TARGET_H_
 #define TRACEWIRE_READER_TARGETS_PERFETTO_PERFETTO_TARGET_H_
 
