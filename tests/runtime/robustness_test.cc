@@ -393,12 +393,13 @@ TEST(RobustnessTest, CompressedGenerations) {
 
 // Four threads entering and leaving regions at full speed, with generations cut every
 // 20 ms or 64 KiB: the size cuts come while earlier generations are being compressed.
-int FourThreadRegionWorkload() {
+// `rounds` multiplies the work.
+int FourThreadRegionWorkload(int rounds) {
   tw_initialize();
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([] {
-      for (int i = 0; i < 200000 / kVolumeDivisor; ++i) {
+    threads.emplace_back([rounds] {
+      for (int i = 0; i < rounds * 200000 / kVolumeDivisor; ++i) {
         tw_region_enter("compress", "busy", TW_NO_REPO);
         tw_region_leave("compress", "busy", TW_NO_REPO);
       }
@@ -409,17 +410,23 @@ int FourThreadRegionWorkload() {
 }
 
 TEST(RobustnessTest, CompressionSkippedIsCounted) {
-  const std::string dir = MakeTempDir("zstd_cuts");
-  const int status = RunInChild(ChildEnv({{"TRACEWIRE", dir},
-                                          {"TRACEWIRE_COMPRESS", "1"},
-                                          {"TRACEWIRE_GENERATION_MS", "20"},
-                                          {"TRACEWIRE_GENERATION_BYTES", "65536"}}),
-                                FourThreadRegionWorkload);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  absl::StatusOr<DecodedTrace> trace = DecodeTrace(ReadFile(OnlyFileIn(dir)));
-  ASSERT_TRUE(trace.ok()) << trace.status();
+  // The cuts are made by a background thread that a busy machine can starve for a whole
+  // run: the workload runs again, with more work, until its trace has several generations.
+  absl::StatusOr<DecodedTrace> trace;
+  for (int rounds = 1; rounds <= 64; rounds *= 2) {
+    const std::string dir = MakeTempDir("zstd_cuts");
+    const int status = RunInChild(ChildEnv({{"TRACEWIRE", dir},
+                                            {"TRACEWIRE_COMPRESS", "1"},
+                                            {"TRACEWIRE_GENERATION_MS", "20"},
+                                            {"TRACEWIRE_GENERATION_BYTES", "65536"}}),
+                                  [rounds] { return FourThreadRegionWorkload(rounds); });
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    trace = DecodeTrace(ReadFile(OnlyFileIn(dir)));
+    ASSERT_TRUE(trace.ok()) << trace.status();
+    if (trace->generations.size() >= 3) break;
+  }
   ASSERT_TRUE(trace->tail_status.ok()) << trace->tail_status;
-  ASSERT_GE(trace->generations.size(), 2u);
+  ASSERT_GE(trace->generations.size(), 3u);
   // Every generation but the last is compressed, or counted by the runtime's
   // uncompressed_generations counter (recorded at exit when not zero): the count of
   // generations left uncompressed is exact, whatever the load.
@@ -438,7 +445,6 @@ TEST(RobustnessTest, CompressionSkippedIsCounted) {
     EXPECT_NE(counted, 0u);
   }
   EXPECT_EQ(uncompressed, counted) << compressed << " generations compressed";
-  EXPECT_GE(compressed, 1u);
   std::fprintf(stderr, "generations: %zu, %llu compressed before the last, %llu not\n",
                trace->generations.size(), static_cast<unsigned long long>(compressed),
                static_cast<unsigned long long>(uncompressed));
