@@ -15,6 +15,7 @@
 #include "reader/byte_source.h"
 #include "reader/reader.h"
 #include "tools/go_import/go_trace_reader.h"
+#include "tools/trace2_import/imported_trace_check.h"
 
 namespace tracewire::go_trace {
 namespace {
@@ -450,20 +451,6 @@ absl::Status Converter::Event(const GoEvent& e) {
   }
 }
 
-// Reads the converted trace back: an error is a bug of the importer.
-absl::Status SelfCheck(const std::string& trace) {
-  reader::Reader reader(reader::MemorySource(trace, "imported Go trace"));
-  while (true) {
-    absl::StatusOr<const reader::Event*> event = reader.Next();
-    if (!event.ok()) {
-      return absl::InternalError(
-          absl::StrCat("the imported trace does not decode (a bug in tracewire import): ",
-                       event.status().message()));
-    }
-    if (*event == nullptr) return absl::OkStatus();
-  }
-}
-
 }  // namespace
 
 absl::StatusOr<GoImportResult> ImportGoTrace(std::string data, const GoImportOptions& options) {
@@ -485,7 +472,8 @@ absl::StatusOr<GoImportResult> ImportGoTrace(std::string data, const GoImportOpt
   }
   result.damage = (*reader)->damage();
   result.trace = converter.TakeOutput();
-  if (absl::Status s = SelfCheck(result.trace); !s.ok()) return s;
+  if (absl::Status s = tools::CheckImportedTrace(result.trace, "imported Go trace"); !s.ok())
+    return s;
   return result;
 }
 

@@ -19,6 +19,7 @@
 #include "reader/reader.h"
 #include "reader/sid_parts.h"
 #include "tools/trace2_import/import_timeline.h"
+#include "tools/trace2_import/imported_trace_check.h"
 #include "tools/trace2_import/trace2_line.h"
 
 namespace tracewire::tools {
@@ -76,7 +77,7 @@ struct Process {
   TimelineCarry timeline;
   uint64_t start_tick = 0;  // trace-clock process start, fixed by its first window
   uint64_t generations = 0;
-  std::vector<uint64_t> thread_last;  // per thread: tick of its last event
+  std::vector<uint64_t> thread_last;      // per thread: tick of its last event
   std::optional<int64_t> wall_origin_us;  // of the last generation
   std::vector<ThreadState> threads;
   std::optional<std::string> name, hierarchy;
@@ -101,7 +102,8 @@ absl::Status CheckBookkeeping(const Trace2Line& line, uint32_t t,
     return absl::InvalidArgumentError(absl::StrFormat("line %d: %s", line.line_number, message));
   };
   if (book->exited[t]) {
-    return error(absl::StrFormat("an event of thread \"%s\" after its thread_exit", thread_names[t]));
+    return error(
+        absl::StrFormat("an event of thread \"%s\" after its thread_exit", thread_names[t]));
   }
   const uint64_t id = line.args.empty() ? 0 : line.args[0].number;
   switch (line.type) {
@@ -148,20 +150,6 @@ absl::Status CheckBookkeeping(const Trace2Line& line, uint32_t t,
   return absl::OkStatus();
 }
 
-// Reads the imported trace back with the reader: an error here is a bug of the importer.
-absl::Status SelfCheck(const std::string& trace) {
-  reader::Reader reader(reader::MemorySource(trace, "imported trace"));
-  while (true) {
-    absl::StatusOr<const reader::Event*> event = reader.Next();
-    if (!event.ok()) {
-      return absl::InternalError(
-          absl::StrCat("the imported trace does not decode (a bug in tracewire import): ",
-                       event.status().message()));
-    }
-    if (*event == nullptr) return absl::OkStatus();
-  }
-}
-
 // Buffered lines beyond which a window is converted even if it has fewer lines.
 constexpr size_t kMaxBufferedBytes = size_t{64} << 20;
 
@@ -183,7 +171,8 @@ struct Trace2Importer::State {
   absl::Status error;
 
   absl::Status ConvertWindow(size_t window);
-  absl::Status Encode(const std::vector<Generation>& generations, const std::vector<uint64_t>& ticks);
+  absl::Status Encode(const std::vector<Generation>& generations,
+                      const std::vector<uint64_t>& ticks);
 };
 
 Trace2Importer::Trace2Importer(ImportOptions options) : state_(std::make_unique<State>()) {
@@ -206,9 +195,9 @@ absl::Status Trace2Importer::AddLine(absl::string_view raw) {
   s.bytes += raw.size() + 1;
   if (s.options.progress && (s.line_number & 4095) == 0) s.options.progress(s.bytes, s.line_number);
   if (raw.size() > kMaxTrace2LineBytes) {
-    s.error = absl::InvalidArgumentError(absl::StrFormat(
-        "line %d: longer than %d bytes (not a Trace2 EVENT stream?)", s.line_number,
-        kMaxTrace2LineBytes));
+    s.error = absl::InvalidArgumentError(
+        absl::StrFormat("line %d: longer than %d bytes (not a Trace2 EVENT stream?)", s.line_number,
+                        kMaxTrace2LineBytes));
     return s.error;
   }
   if (absl::StripAsciiWhitespace(raw).empty()) return absl::OkStatus();
@@ -258,8 +247,8 @@ absl::Status Trace2Importer::State::ConvertWindow(size_t window) {
     process_lines[p].push_back(i);
     if (i < window) {
       ++in_window[p];
-      if (absl::Status s =
-              CheckBookkeeping(lines[i], line_thread[i], processes[p].thread_names, &processes[p].book);
+      if (absl::Status s = CheckBookkeeping(lines[i], line_thread[i], processes[p].thread_names,
+                                            &processes[p].book);
           !s.ok()) {
         return s;
       }
@@ -494,7 +483,7 @@ absl::StatusOr<std::string> ImportTrace2Event(absl::string_view text,
   if (absl::Status s = importer.Finish(); !s.ok()) return s;
   std::string out;
   importer.TakeOutput(&out);
-  if (absl::Status s = SelfCheck(out); !s.ok()) return s;
+  if (absl::Status s = CheckImportedTrace(out, "imported trace"); !s.ok()) return s;
   return out;
 }
 
