@@ -11,8 +11,12 @@ namespace tracewire::format {
 // Version written into the file header. Bump together with docs/format.md.
 // Version 2 added the `module` record of stack tables and the file header flags; version 3
 // added the task and gauge rows (50-56) and the CPU profile rows (cpu_sample,
-// cpu_samples_lost: 60-61). Readers also read versions 1 and 2.
-inline constexpr uint32_t kFormatVersion = 3;
+// cpu_samples_lost: 60-61); version 4 added the kernel thread id (`tid`) to thread_start and
+// thread_status. Readers also read versions 1 to 3.
+inline constexpr uint32_t kFormatVersion = 4;
+
+// The format version that added the kernel thread id to thread_start and thread_status.
+inline constexpr uint32_t kThreadIdVersion = 4;
 
 // File header flags (bytes 12-15, version 2 on; zero in version 1).
 // The trace is a flight-recorder dump: the most recent generations a process kept in

@@ -20,6 +20,11 @@ constexpr ArgSpec D(absl::string_view name) { return {name, ArgType::kDuration};
 constexpr ArgSpec S(absl::string_view name) { return {name, ArgType::kString}; }
 constexpr ArgSpec L(absl::string_view name) { return {name, ArgType::kStringList}; }
 constexpr ArgSpec K(absl::string_view name) { return {name, ArgType::kStack}; }
+// An argument added to an existing row by format `version`.
+constexpr ArgSpec Since(uint8_t version, ArgSpec arg) {
+  arg.since = version;
+  return arg;
+}
 
 // Options of a row besides its arguments.
 struct RowOptions {
@@ -36,6 +41,8 @@ struct RowOptions {
 constexpr void AddArg(EventSpec& spec, const ArgSpec& arg) {
   const uint8_t index = spec.num_args++;
   spec.args[index] = arg;
+  if (arg.since == 0) spec.base_args = index + 1;
+  if (arg.since > spec.newest_arg) spec.newest_arg = arg.since;
   if (arg.type == ArgType::kString || arg.type == ArgType::kStringList) {
     spec.string_ids[spec.num_string_ids++] = index;
   } else if (arg.type == ArgType::kStack) {
@@ -156,7 +163,8 @@ SpecTable BuildTable() {
                         {.range = RangeRole::kBegin}));
   rows.push_back(Trace2(E::kExecResult, "exec_result", "exec_result", {U("exec_id"), I("code")},
                         {.range = RangeRole::kEnd, .start_type = E::kExec}));
-  rows.push_back(Trace2(E::kThreadStart, "thread_start", "thread_start", {S("name_string")},
+  rows.push_back(Trace2(E::kThreadStart, "thread_start", "thread_start",
+                        {S("name_string"), Since(kThreadIdVersion, U("tid"))},
                         {.range = RangeRole::kBegin}));
   rows.push_back(
       Trace2(E::kThreadExit, "thread_exit", "thread_exit", {},
@@ -178,7 +186,8 @@ SpecTable BuildTable() {
                         {U("intervals"), D("total"), D("min"), D("max")}, kUnwinds));
   rows.push_back(Trace2(E::kThCounter, "th_counter", "th_counter", {U("value")}, kUnwinds));
   rows.push_back(Trace2(E::kCounter, "counter", "counter", {U("value")}, kUnwinds));
-  rows.push_back(Row(E::kThreadStatus, "thread_status", "", {Dt, S("name_string"), T("start_time")},
+  rows.push_back(Row(E::kThreadStatus, "thread_status", "",
+                     {Dt, S("name_string"), T("start_time"), Since(kThreadIdVersion, U("tid"))},
                      {.range = RangeRole::kActive, .start_type = E::kThreadStart}));
   rows.push_back(Row(E::kRegionActive, "region_active", "",
                      {Dt, SiteArg, S("msg_string"), T("enter_time")},

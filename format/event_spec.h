@@ -122,10 +122,13 @@ enum class RangeRole : uint8_t {
   kActive,  // re-states, at a generation start, a range opened in an earlier generation
 };
 
-// One argument: a name ending in its kind (`dt`, `site`, `category_string`, ...) and a type.
+// One argument: a name ending in its kind (`dt`, `site`, `category_string`, ...), a type,
+// and the format version that added it to its row (0: the row always had it). Arguments
+// added later trail their row: a record in an older trace lacks them.
 struct ArgSpec {
   absl::string_view name;
   ArgType type;
+  uint8_t since = 0;
 };
 
 // One row of the table.
@@ -135,6 +138,8 @@ struct EventSpec {
   absl::string_view trace2_event;  // Trace2 event it decodes to, "" for structural rows
   ArgSpec args[kMaxArgs] = {};
   uint8_t num_args = 0;
+  uint8_t base_args = 0;              // arguments the row always had (ArgSpec::since 0)
+  uint8_t newest_arg = 0;             // highest ArgSpec::since of the row
   uint8_t string_ids[kMaxArgs] = {};  // indices of kString/kStringList args
   uint8_t num_string_ids = 0;
   uint8_t stack_ids[kMaxArgs] = {};  // indices of kStack args
@@ -155,6 +160,14 @@ struct EventSpec {
 
   // The argument list in order.
   absl::Span<const ArgSpec> Args() const { return absl::MakeConstSpan(args, num_args); }
+  // Number of arguments a record of this row has in a trace of format `version` (a prefix
+  // of Args(): the arguments added after `version` are absent).
+  uint8_t NumArgsIn(uint32_t version) const {
+    if (version >= newest_arg) return num_args;
+    uint8_t n = base_args;
+    while (n < num_args && args[n].since <= version) ++n;
+    return n;
+  }
   // Indices of string-ID arguments.
   absl::Span<const uint8_t> StringIds() const {
     return absl::MakeConstSpan(string_ids, num_string_ids);

@@ -18,12 +18,14 @@ uint64_t RawEvent::Arg(absl::string_view name) const {
   return index < 0 ? 0 : args[index];
 }
 
-RecordDecoder::RecordDecoder(absl::string_view input, uint64_t base_offset, Scope scope)
+RecordDecoder::RecordDecoder(absl::string_view input, uint64_t base_offset, Scope scope,
+                             uint32_t version)
     : begin_(reinterpret_cast<const uint8_t*>(input.data())),
       pos_(begin_),
       end_(begin_ + input.size()),
       base_offset_(base_offset),
-      scope_(scope) {}
+      scope_(scope),
+      version_(version) {}
 
 absl::Status RecordDecoder::ReadArg(absl::string_view what, const RawEvent& event,
                                     uint64_t* value) {
@@ -54,15 +56,17 @@ absl::StatusOr<bool> RecordDecoder::Next(RawEvent* event) {
   // Which arguments to read: the row's, or the generic experimental layout (dt + data).
   static constexpr ArgSpec kGenericExperimentalArgs[] = {{"dt", ArgType::kDeltaTime}};
   absl::Span<const ArgSpec> args;
+  size_t present_args = 1;  // on the wire: the row's arguments of the trace's version
   bool has_data = false;
   uint64_t max_data = kMaxRecordDataSize;
   if (spec != nullptr) {
     if (spec->scope != scope_) {
-      return absl::DataLossError(absl::StrFormat(
-          "byte offset %d: event type %d (%s) may not appear in the %s", record_offset, type,
-          spec->name, ScopeName(scope_)));
+      return absl::DataLossError(
+          absl::StrFormat("byte offset %d: event type %d (%s) may not appear in the %s",
+                          record_offset, type, spec->name, ScopeName(scope_)));
     }
     args = spec->Args();
+    present_args = spec->NumArgsIn(version_);
     has_data = spec->has_data;
     max_data = spec->max_data;
   } else if (IsExperimentalType(type) && scope_ == Scope::kEventBody) {
@@ -75,7 +79,8 @@ absl::StatusOr<bool> RecordDecoder::Next(RawEvent* event) {
   ++pos_;
 
   event->num_args = static_cast<uint8_t>(args.size());
-  for (size_t i = 0; i < args.size(); ++i) {
+  for (size_t i = present_args; i < args.size(); ++i) event->args[i] = 0;
+  for (size_t i = 0; i < present_args; ++i) {
     if (absl::Status s = ReadArg(args[i].name, *event, &event->args[i]); !s.ok()) {
       pos_ = start;
       return s;
@@ -110,8 +115,8 @@ absl::StatusOr<bool> RecordDecoder::Next(RawEvent* event) {
     if (length > max_data) {
       pos_ = start;
       return absl::DataLossError(
-          absl::StrFormat("byte offset %d: %s data length %d exceeds the maximum %d",
-                          record_offset, event->Name(), length, max_data));
+          absl::StrFormat("byte offset %d: %s data length %d exceeds the maximum %d", record_offset,
+                          event->Name(), length, max_data));
     }
     if (length > static_cast<uint64_t>(end_ - pos_)) {
       const uint64_t left = end_ - pos_;

@@ -23,7 +23,10 @@ namespace tracewire::format {
 class RecordDecoder {
  public:
   // `input` holds records of `scope`; `base_offset` is the absolute offset of input[0].
-  RecordDecoder(absl::string_view input, uint64_t base_offset, Scope scope);
+  // `version` is the trace's format version: a record lacks the arguments its row gained in
+  // later versions (ArgSpec::since), which decode as 0.
+  RecordDecoder(absl::string_view input, uint64_t base_offset, Scope scope,
+                uint32_t version = kFormatVersion);
 
   // Decodes the next record into *event. Returns true if one was decoded and false at the
   // end of the input.
@@ -44,6 +47,7 @@ class RecordDecoder {
   const uint8_t* end_;
   uint64_t base_offset_;
   Scope scope_;
+  uint32_t version_;
 };
 
 }  // namespace tracewire::format

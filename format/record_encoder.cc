@@ -10,10 +10,12 @@ absl::Status AppendRecord(std::string* out, EventType type, absl::Span<const uin
   const EventSpec* spec = LookupSpec(type);
   const uint8_t type_number = static_cast<uint8_t>(type);
   size_t expected_args = 1;
+  size_t fewest_args = 1;  // arguments added by a later format version may be left out (0)
   bool has_data = true;
   uint64_t max_data = kMaxRecordDataSize;
   if (spec != nullptr) {
     expected_args = spec->num_args;
+    fewest_args = spec->base_args;
     has_data = spec->has_data;
     max_data = spec->max_data;
   } else if (!IsExperimentalType(type_number) || type_number == 0) {
@@ -21,9 +23,12 @@ absl::Status AppendRecord(std::string* out, EventType type, absl::Span<const uin
   }
   const std::string name =
       spec != nullptr ? std::string(spec->name) : absl::StrFormat("experimental_%d", type_number);
-  if (args.size() != expected_args) {
+  if (args.size() < fewest_args || args.size() > expected_args) {
     return absl::InvalidArgumentError(
-        absl::StrFormat("%s takes %d arguments, got %d", name, expected_args, args.size()));
+        fewest_args == expected_args
+            ? absl::StrFormat("%s takes %d arguments, got %d", name, expected_args, args.size())
+            : absl::StrFormat("%s takes %d to %d arguments, got %d", name, fewest_args,
+                              expected_args, args.size()));
   }
   if (!has_data && !data.empty()) {
     return absl::InvalidArgumentError(absl::StrFormat("%s carries no data", name));

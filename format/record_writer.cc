@@ -9,16 +9,18 @@ bool TryAppendRecord(std::string* out, EventType type, absl::Span<const uint64_t
   const EventSpec* spec = LookupSpec(type);
   const uint8_t type_number = static_cast<uint8_t>(type);
   size_t expected_args = 1;
+  size_t fewest_args = 1;  // arguments added by a later format version may be left out (0)
   bool has_data = true;
   uint64_t max_data = kMaxRecordDataSize;
   if (spec != nullptr) {
     expected_args = spec->num_args;
+    fewest_args = spec->base_args;
     has_data = spec->has_data;
     max_data = spec->max_data;
   } else if (!IsExperimentalType(type_number) || type_number == 0) {
     return false;
   }
-  if (args.size() != expected_args) return false;
+  if (args.size() < fewest_args || args.size() > expected_args) return false;
   if (!has_data && !data.empty()) return false;
   if (data.size() > max_data) return false;
   if (spec != nullptr && spec->is_stack) {
@@ -29,6 +31,7 @@ bool TryAppendRecord(std::string* out, EventType type, absl::Span<const uint64_t
   }
   out->push_back(static_cast<char>(type_number));
   for (uint64_t arg : args) AppendUvarint(out, arg);
+  out->append(expected_args - args.size(), '\0');  // left-out arguments: 0
   for (const StackFrame& frame : frames) {
     AppendUvarint(out, frame.pc);
     AppendUvarint(out, frame.func_string);
@@ -47,6 +50,7 @@ size_t RecordSize(EventType type, absl::Span<const uint64_t> args, absl::string_
   const EventSpec* spec = LookupSpec(type);
   size_t size = 1;
   for (uint64_t arg : args) size += UvarintSize(arg);
+  if (spec != nullptr && args.size() < spec->num_args) size += spec->num_args - args.size();
   for (const StackFrame& frame : frames) {
     size += UvarintSize(frame.pc) + UvarintSize(frame.func_string) +
             UvarintSize(frame.file_string) + UvarintSize(frame.line);

@@ -9,7 +9,8 @@ packages=(
   libabsl-dev libzstd-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev
   libprotobuf-dev protobuf-compiler  # the Perfetto export: protoc generates its messages, linked with protobuf-lite
-  zlib1g-dev        # the Perfetto export compresses its packets (compressed_packets) with zlib, linked statically
+  zlib1g-dev        # tests decompress the Perfetto export's packets (compressed_packets) with zlib
+  libdeflate-dev    # the Perfetto export compresses its packets (compressed_packets) in zlib's format with libdeflate, linked statically
   libprotobuf32 libsqlite3-0 zlib1g  # run time of Perfetto's trace processor, which tests load the Perfetto export into
   libcurl4-openssl-dev  # the OTLP/HTTP exporter (decode and listen --otlp-endpoint); headers only, libcurl is loaded on first use
   libdw-dev         # the reader symbolizes stack frames with elfutils' libdwfl; headers only, libdw is loaded on first use
@@ -19,6 +20,7 @@ packages=(
   chromium          # the HTML report is checked in headless Chromium
   clang libclang-rt-14-dev lld  # fuzz targets: clang 14, libFuzzer + sanitizer runtimes, lld
   cmake make        # the examples are built with CMake and make (tests/examples)
+  valgrind          # tests/hotpath counts the region hot path's instructions with callgrind
 )
 
 # The test-only Node.js toolchain (tests/consumers): Debian's nodejs and npm, unless a node

@@ -40,9 +40,11 @@ fi
 sysroot_packages=(
   libabsl-dev libzstd-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libprotobuf-dev libsqlite3-dev libcurl4-openssl-dev libdw-dev libelf-dev zlib1g-dev liblzma-dev
+  libdeflate-dev  # the Perfetto export's compressed packets (linked statically)
   nlohmann-json3-dev
   libabsl20220623  # libtracewire.so links Abseil's shared libraries
   libdw1 libelf1 zlib1g liblzma5 libbz2-1.0 libzstd1
+  libbenchmark1debian  # libbenchmark.so (the benchmarks link it) points to it
 )
 stamp="$sysroot/.tracewire-packages"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${sysroot_packages[*]}" ]; then

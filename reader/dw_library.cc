@@ -1,23 +1,14 @@
 #include "reader/dw_library.h"
 
 #include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
 #include "reader/shared_library.h"
 
 namespace tracewire::reader {
-namespace {
-
-absl::Status NotLoaded(const char* file_name, absl::string_view why) {
-  return absl::FailedPreconditionError(
-      absl::StrCat("symbolizing stack frames needs libdw (elfutils), which could not be loaded (",
-                   file_name, ": ", why, "); install the Debian package ", kDwPackage));
-}
-
-}  // namespace
 
 absl::StatusOr<DwLibrary> LoadDwLibrary(const char* file_name) {
   DwLibrary lib;
-  const absl::Status opened = OpenSharedLibrary(file_name, [&lib](FunctionResolver& resolve) {
+  const LibraryNeed need{"symbolizing stack frames", "libdw (elfutils)", kDwPackage};
+  const absl::Status opened = OpenSharedLibrary(file_name, need, [&lib](FunctionResolver& resolve) {
     resolve("dwfl_begin", &lib.begin);
     resolve("dwfl_end", &lib.end);
     resolve("dwfl_report_begin", &lib.report_begin);
@@ -40,7 +31,7 @@ absl::StatusOr<DwLibrary> LoadDwLibrary(const char* file_name) {
     resolve("dwfl_standard_find_debuginfo", &lib.standard_find_debuginfo);
     resolve("dwfl_offline_section_address", &lib.offline_section_address);
   });
-  if (!opened.ok()) return NotLoaded(file_name, opened.message());
+  if (!opened.ok()) return opened;
   return lib;
 }
 

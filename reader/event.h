@@ -135,6 +135,7 @@ struct Event {
   absl::string_view sid;          // process session id (parent sids joined by '/')
   int depth = 0;                  // number of '/' in sid (PERF "d<N>")
   absl::string_view thread_name;  // "main", "th01:worker", ...
+  uint64_t thread_tid = 0;        // the thread's kernel thread id (gettid); 0: not recorded
   absl::Time time;                // UTC wall time of the event
   int64_t utc_offset_sec = 0;     // local time = time + utc_offset_sec (NORMAL/PERF)
   absl::string_view file;         // source file of the call site; empty if none

@@ -56,7 +56,8 @@ BindingTable* BuildTable() {
                     {"exe_string", "exe", &Ev::exec_exe},
                     {"argv_strlist", "argv", &Ev::argv}});
   t->Add(E::kExecResult, {{"exec_id", "", &Ev::exec_id}, {"code", "code", &Ev::code}});
-  // thread_start's name goes to the thread (and so to thread_name): semantics.
+  // thread_start's name and tid go to the thread (and so to thread_name and thread_tid):
+  // semantics.
   t->Add(E::kThreadStart, {});
   t->Add(E::kThreadExit, {});
   t->Add(E::kDefParam, {{"scope_string", "scope", &Ev::param_scope},

@@ -87,6 +87,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void GenerationDecoder::FillCommon(Cursor& c
   e.thread_id = c.thread_id;
   e.ticks = now;
   e.thread_name = ts.name;
+  e.thread_tid = ts.tid;
   e.time = WallTime(now);
   e.t_abs = SignedSeconds(start_time_, now);
   ClearOpt(&e.t_rel);

@@ -102,6 +102,8 @@ void GenerationDecoder::LogThread(const Cursor& c) {
     const bool restated = c.head_type == T(EventType::kThreadStatus);
     entry.default_name = !restated || c.head_args[1] == 0;
     entry.default_times = !restated;
+    // thread_status and thread_start state the tid (version 4 on) before anything reads it.
+    entry.default_tid = (!restated && c.head_type != T(EventType::kThreadStart)) || HeadTid(c) == 0;
     if (entry.default_name) entry.name = c.ts->name;
     entry.start_time = c.ts->start_time;
   }
@@ -328,8 +330,16 @@ GenerationDecoder::Outcome GenerationDecoder::ThreadStarts(Cursor& c) {
   ts.started = true;
   if (log_ != nullptr) log_->Add(SpeculationLog::Op::kThreadStart, c.thread_id);
   if (c.head_args[2] != 0) ts.name = std::string(Str(c.head_args[2]));
+  if (const uint64_t tid = HeadTid(c); tid > kMaxThreadId) {
+    return Fail(HeadError(c, absl::StrFormat("thread_start tid %d is above the largest thread "
+                                             "id %d",
+                                             tid, kMaxThreadId)));
+  } else if (tid != 0) {
+    ts.tid = tid;
+  }
   ts.start_time = c.time;
   event_.thread_name = ts.name;
+  event_.thread_tid = ts.tid;
   return kEvent;
 }
 
@@ -477,6 +487,13 @@ GenerationDecoder::Outcome GenerationDecoder::ProcessSlow(Cursor& c) {
         return Fail(HeadError(c, absl::StrFormat("thread_status start_time %d is after the record "
                                                  "time %d",
                                                  a[2], now)));
+      }
+      if (const uint64_t tid = HeadTid(c); tid > kMaxThreadId) {
+        return Fail(HeadError(c, absl::StrFormat("thread_status tid %d is above the largest "
+                                                 "thread id %d",
+                                                 tid, kMaxThreadId)));
+      } else if (tid != 0) {
+        ts.tid = tid;
       }
       ts.start_time = a[2];
       ts.regions.clear();

@@ -72,6 +72,7 @@ void EventWindow::OnSliceBegin(const Slice& slice, const Event& e) {
   r.line = e.line;
   r.repo = e.repo;
   r.thread_id = e.thread_id;
+  r.thread_tid = e.thread_tid;
   r.gen = e.gen;
   r.depth = e.depth;
   r.nesting = e.nesting;
@@ -94,6 +95,7 @@ void EventWindow::NoteIdentity(const Event& e) {
   p.sid.assign(e.sid.data(), e.sid.size());
   p.thread_name.assign(e.thread_name.data(), e.thread_name.size());
   p.thread_id = e.thread_id;
+  p.thread_tid = e.thread_tid;
   p.gen = e.gen;
   p.depth = e.depth;
   p.utc_offset_sec = e.utc_offset_sec;
@@ -124,6 +126,7 @@ void EventWindow::EmitIdentity(const ProcessIdentity& p, absl::Time time,
     e.wire_type = static_cast<uint8_t>(type);
     e.gen = p.gen;
     e.thread_id = p.thread_id;
+    e.thread_tid = p.thread_tid;
     e.sid = p.sid;
     e.depth = p.depth;
     e.thread_name = p.thread_name;
@@ -163,6 +166,7 @@ void EventWindow::EmitSlice(const OpenSlice& slice, EventKind kind, absl::Time t
                                                      : slice.adopted_task;
   e.gen = slice.gen;
   e.thread_id = slice.thread_id;
+  e.thread_tid = slice.thread_tid;
   e.sid = slice.sid;
   e.depth = slice.depth;
   e.thread_name = slice.thread_name;

@@ -78,7 +78,7 @@ class EventWindow {
   // cmd_name events (not for users).
   struct ProcessIdentity {
     std::string sid, thread_name;
-    uint64_t thread_id = 0, gen = 0;
+    uint64_t thread_id = 0, thread_tid = 0, gen = 0;
     int depth = 0;
     int64_t utc_offset_sec = 0;
     std::optional<std::string> exe;                // version
@@ -94,7 +94,7 @@ class EventWindow {
     std::optional<std::string> msg;
     int64_t line = 0;
     std::optional<int64_t> repo;
-    uint64_t thread_id = 0, gen = 0;
+    uint64_t thread_id = 0, thread_tid = 0, gen = 0;
     int depth = 0, nesting = 0;
     int64_t utc_offset_sec = 0;
     double t_abs = 0;

@@ -75,6 +75,7 @@ absl::StatusOr<uint32_t> FrameReader::ReadHeader() {
   absl::StatusOr<uint32_t> version = format::ParseFileHeader(absl::string_view(buf_.get(), len_));
   if (!version.ok()) return Prefixed(version.status(), "file header");
   header_flags_ |= format::FileHeaderFlags(absl::string_view(buf_.get(), len_));
+  version_ = *version;
   scan_ = format::kFileHeaderSize;
   complete_end_ = FileOffset(scan_);
   return version;
@@ -135,6 +136,7 @@ absl::StatusOr<bool> FrameReader::Next(RawGeneration* gen) {
                                             FileOffset(pos), reason));
       }
       header_flags_ |= format::FileHeaderFlags(absl::string_view(buf_.get() + pos, len_ - pos));
+      version_ = *version;
       pos += format::kFileHeaderSize;
       complete_end_ = FileOffset(pos);
       continue;
@@ -157,6 +159,7 @@ absl::StatusOr<bool> FrameReader::Next(RawGeneration* gen) {
       cur_gen_ = frame_gen;
       if (!weak_attempt_) damaged_gen_ = frame_gen;
       gen->gen = frame_gen;
+      gen->version = version_;
       gen->file_offset = offset;
     } else if (frame_gen != *cur_gen_) {
       if (type == EventType::kEndOfGeneration) {
@@ -295,8 +298,8 @@ absl::Status FrameReader::ReadCompressed(const PendingFrame& frame, uint64_t fra
 
 uint64_t FrameReader::CountPartialEvents() const {
   uint64_t count = 0;
-  auto count_body = [&count](absl::string_view body) {
-    format::RecordDecoder decoder(body, 0, format::Scope::kEventBody);
+  auto count_body = [&count, this](absl::string_view body) {
+    format::RecordDecoder decoder(body, 0, format::Scope::kEventBody, version_);
     format::RawEvent raw;
     while (true) {
       absl::StatusOr<bool> decoded = decoder.Next(&raw);
@@ -341,7 +344,7 @@ FrameReader::Probe FrameReader::ProbeFrame(size_t pos, std::optional<uint64_t> g
     return Probe::kNo;
   }
   if (raw.spec->body != format::BodyKind::kNone) {
-    format::RecordDecoder body(raw.body, 0, format::BodyScope(raw.spec->body));
+    format::RecordDecoder body(raw.body, 0, format::BodyScope(raw.spec->body), version_);
     format::RawEvent record;
     while (true) {
       absl::StatusOr<bool> more = body.Next(&record);
@@ -373,7 +376,8 @@ FrameReader::Probe FrameReader::IsResyncPoint(size_t pos, size_t* resume) const 
   const uint8_t* q = p + 1;
   uint64_t gen = 0;
   format::VarintResult result = format::GetUvarint(&q, end, &gen);
-  if (result == format::VarintResult::kOk && static_cast<EventType>(type) == EventType::kExperimentalBatch) {
+  if (result == format::VarintResult::kOk &&
+      static_cast<EventType>(type) == EventType::kExperimentalBatch) {
     result = format::GetUvarint(&q, end, &gen);  // experiment, then gen
   }
   if (result == format::VarintResult::kTruncated) return eof_ ? Probe::kNo : Probe::kMore;

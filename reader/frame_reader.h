@@ -36,9 +36,10 @@ struct Frame {
 // compressed generation, `offset` fields count bytes of the decompressed generation.
 struct RawGeneration {
   uint64_t gen = 0;
-  uint64_t file_offset = 0;  // file offset of the generation's first frame
-  uint64_t file_bytes = 0;   // bytes the generation occupies in the file
-  uint64_t raw_bytes = 0;    // bytes of the (decompressed) frames
+  uint32_t version = format::kFormatVersion;  // format version of the file header before it
+  uint64_t file_offset = 0;                   // file offset of the generation's first frame
+  uint64_t file_bytes = 0;                    // bytes the generation occupies in the file
+  uint64_t raw_bytes = 0;                     // bytes of the (decompressed) frames
   bool compressed = false;
   std::vector<Frame> frames;
 
@@ -141,6 +142,8 @@ class FrameReader {
   bool resumed_at_header_ = false;
   bool weak_attempt_ = false;  // framing from an inferred boundary, no generation done yet
   uint32_t header_flags_ = 0;
+  // Format version of the last file header read (of the frames that follow it).
+  uint32_t version_ = format::kFormatVersion;
   std::optional<uint64_t> prev_gen_;
   std::optional<uint64_t> cur_gen_;
   // The generation that was damaged when Next() last failed (Resync() looks for its end

@@ -22,7 +22,7 @@ GenerationDecoder::GenerationDecoder() {
     if (spec == nullptr) continue;
     if (spec->scope == format::Scope::kEventBody && !spec->has_data) {
       info.fast = true;
-      info.nargs = spec->num_args;
+      info.nargs = spec->NumArgsIn(version_);
     }
     if (spec->timed && !spec->experimental && !spec->trace2_event.empty() && spec->num_args >= 2 &&
         spec->args[1].type == format::ArgType::kSite &&
@@ -37,6 +37,14 @@ GenerationDecoder::GenerationDecoder() {
         if (info.nstrings >= 2) info.str_b = info.strings[1];
       }
     }
+  }
+}
+
+void GenerationDecoder::SetVersion(uint32_t version) {
+  if (version == version_) return;
+  version_ = version;
+  for (int i = 0; i < 256; ++i) {
+    if (types_[i].fast) types_[i].nargs = specs_[i]->NumArgsIn(version);
   }
 }
 

@@ -119,6 +119,13 @@ class GenerationDecoder {
     absl::string_view head_data;
   };
 
+  // The head's `tid` argument (thread_start, thread_status: argument 3), 0 in traces that
+  // predate it (the fast path leaves stale values in the slots past a row's arguments).
+  uint64_t HeadTid(const Cursor& c) const {
+    return version_ >= format::kThreadIdVersion ? c.head_args[3] : 0;
+  }
+  // Sets the format version the records are read in (the rows' arguments it has).
+  void SetVersion(uint32_t version);
   // Decodes the cursor's next record into its head (has_head=false at the end); false on
   // error (in error_).
   bool DecodeHead(Cursor& c);
@@ -261,6 +268,7 @@ class GenerationDecoder {
   };
   const format::EventSpec* specs_[256];
   TypeInfo types_[256];
+  uint32_t version_ = format::kFormatVersion;  // of the generation being decoded
   GenerationTables tables_;
   ProcessState* state_ = nullptr;
   std::string describe_;

@@ -68,6 +68,7 @@ absl::Status GenerationDecoder::Start(const RawGeneration& gen, ProcessStates* p
   order_ = 0;  // no cursor until the merge is set up
   merge_keys_[0] = ~static_cast<unsigned __int128>(0);
   describe_ = gen.Describe();
+  SetVersion(gen.version);
   info_.gen = gen.gen;
   info_.file_offset = gen.file_offset;
   info_.file_bytes = gen.file_bytes;

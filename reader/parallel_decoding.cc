@@ -115,7 +115,8 @@ absl::StatusOr<bool> ParallelDecoding::NextFramed(FrameReader* frames, RawGenera
   replay_ = nullptr;
   replay_next_ = replay_end_ = nullptr;
   WorkerPool::State& pool = *pool_->state_;
-  while (!framing_done_ && window_.size() < depth_) {
+  // A generation held uncopied is in the frame reader's buffer: no framing past it.
+  while (!framing_done_ && !holding_uncopied_ && window_.size() < depth_) {
     auto f = std::make_unique<Framed>();
     absl::StatusOr<bool> more = frames->Next(&framed_);
     if (!more.ok()) {
@@ -124,8 +125,10 @@ absl::StatusOr<bool> ParallelDecoding::NextFramed(FrameReader* frames, RawGenera
     } else if (!*more) {
       f->end = true;
       framing_done_ = true;
+    } else if (f->gen = Own(framed_, pool.spares); f->gen == nullptr) {
+      // Over the memory for copies: the reader decodes it from framed_ when it gets there.
+      holding_uncopied_ = true;
     } else {
-      f->gen = Own(framed_, pool.spares);
       for (const Frame& frame : framed_.frames) {
         if (frame.type == format::EventType::kEventBatch) f->payload_bytes += frame.payload.size();
       }
@@ -160,6 +163,11 @@ absl::StatusOr<bool> ParallelDecoding::NextFramed(FrameReader* frames, RawGenera
   window_.pop_front();
   if (!current_->status.ok()) return current_->status;
   if (current_->end) return false;
+  if (current_->gen == nullptr) {
+    holding_uncopied_ = false;
+    *gen = framed_;
+    return true;
+  }
   *gen = current_->gen->raw;
   return true;
 }

@@ -22,7 +22,10 @@
 // Memory: at most `jobs` + 1 generations are framed ahead per reader (and 2 * jobs + 2
 // in all), each holding a copy of its bytes, its decoding state and at most
 // `max_block_bytes` of blocks not yet taken by the Reader (per part with
-// split_generations, which cuts a generation into `jobs` parts).
+// split_generations, which cuts a generation into `jobs` parts). The copies of all
+// readers together stay within ParallelOptions::max_framed_bytes_per_job per worker beyond
+// the first: a generation whose copy does not fit stays in the frame reader's buffer, is
+// decoded by its reader, and framing ahead waits until it is delivered.
 #ifndef TRACEWIRE_READER_PARALLEL_DECODING_H_
 #define TRACEWIRE_READER_PARALLEL_DECODING_H_
 
@@ -99,6 +102,7 @@ class ParallelDecoding {
   uint64_t seen_events_ = 0;         // events of the generations taken from workers...
   uint64_t seen_payload_bytes_ = 0;  // ... and their event batch bytes
   bool framing_done_ = false;
+  bool holding_uncopied_ = false;  // the window ends with a generation left in framed_
   std::unique_ptr<Framed> current_;
   RawGeneration framed_;  // scratch for FrameReader::Next
   // The generation being taken from its worker.

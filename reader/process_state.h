@@ -17,10 +17,16 @@
 
 namespace tracewire::reader {
 
+// Largest thread id a trace may record: Linux's largest pid_max (PID_MAX_LIMIT, 2^22).
+inline constexpr uint64_t kMaxThreadId = uint64_t{1} << 22;
+
 // One thread of the process.
 struct ThreadState {
-  std::string name;               // "main", "th01:worker", ...; stable address while live
-  uint64_t start_time = 0;        // trace-clock start (region[0] for t_rel)
+  std::string name;         // "main", "th01:worker", ...; stable address while live
+  uint64_t start_time = 0;  // trace-clock start (region[0] for t_rel)
+  // The kernel's thread id (gettid) from thread_start or thread_status; 0 if the trace does
+  // not record it (format versions before 4, imported traces).
+  uint64_t tid = 0;
   bool started = false;           // a thread_start was seen
   bool exited = false;            // a thread_exit was seen (erased at the generation's end)
   std::vector<uint64_t> regions;  // enter times of the open regions, outermost first

@@ -27,7 +27,8 @@ uint64_t CountEventRecords(const RawGeneration& gen) {
   format::RawEvent raw;
   for (const Frame& frame : gen.frames) {
     if (frame.type != format::EventType::kEventBatch) continue;
-    format::RecordDecoder decoder(frame.payload, frame.payload_offset, format::Scope::kEventBody);
+    format::RecordDecoder decoder(frame.payload, frame.payload_offset, format::Scope::kEventBody,
+                                  gen.version);
     while (true) {
       absl::StatusOr<bool> decoded = decoder.Next(&raw);
       if (!decoded.ok() || !*decoded) break;

@@ -12,19 +12,29 @@ void* FunctionResolver::Find(const char* name) {
   return function;
 }
 
-absl::Status OpenSharedLibrary(const char* file_name,
+namespace {
+
+absl::Status NotLoaded(const char* file_name, const LibraryNeed& need, absl::string_view why) {
+  return absl::FailedPreconditionError(
+      absl::StrCat(need.feature, " needs ", need.library, ", which could not be loaded (",
+                   file_name, ": ", why, "); install the Debian package ", need.package));
+}
+
+}  // namespace
+
+absl::Status OpenSharedLibrary(const char* file_name, const LibraryNeed& need,
                                absl::FunctionRef<void(FunctionResolver&)> resolve_all) {
   void* handle = dlopen(file_name, RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* error = dlerror();
-    return absl::FailedPreconditionError(error != nullptr ? error : "dlopen failed");
+    return NotLoaded(file_name, need, error != nullptr ? error : "dlopen failed");
   }
   FunctionResolver resolver(handle);
   resolve_all(resolver);
   if (resolver.missing() != nullptr) {
     const std::string why = absl::StrCat("it has no function ", resolver.missing());
     dlclose(handle);
-    return absl::FailedPreconditionError(why);
+    return NotLoaded(file_name, need, why);
   }
   return absl::OkStatus();
 }

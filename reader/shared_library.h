@@ -29,11 +29,20 @@ class FunctionResolver {
   const char* missing_ = nullptr;
 };
 
+// Who needs a library, for the error a failed load returns: "FEATURE needs LIBRARY, which
+// could not be loaded (FILE: WHY); install the Debian package PACKAGE".
+struct LibraryNeed {
+  const char* feature;  // "OTLP/HTTP export"
+  const char* library;  // "libcurl"
+  const char* package;  // "libcurl4"
+};
+
 // Opens `file_name` (as dlopen(3) finds it, RTLD_NOW | RTLD_LOCAL) and calls
-// `resolve_all` to resolve its functions. FailedPrecondition whose message says why (the
-// loader's error, or "it has no function NAME") if the file cannot be loaded or a function
-// is missing; the library is then closed. On success it stays loaded.
-absl::Status OpenSharedLibrary(const char* file_name,
+// `resolve_all` to resolve its functions. FailedPrecondition naming `need`'s feature and
+// package and saying why (the loader's error, or "it has no function NAME") if the file
+// cannot be loaded or a function is missing; the library is then closed. On success it
+// stays loaded.
+absl::Status OpenSharedLibrary(const char* file_name, const LibraryNeed& need,
                                absl::FunctionRef<void(FunctionResolver&)> resolve_all);
 
 }  // namespace tracewire::reader

@@ -33,6 +33,7 @@ bool SpeculationCheck::Check(const std::vector<SpeculationLog::Entry>& entries) 
       case Op::kThread:
         if (thread != nullptr) {
           if (entry.default_name && thread->name != entry.name) return false;
+          if (entry.default_tid && thread->tid != 0) return false;
           if (entry.default_times && (thread->start_time != entry.start_time ||
                                       !thread->regions.empty() || thread->adopted_task != 0)) {
             return false;

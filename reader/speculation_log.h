@@ -13,7 +13,8 @@
 //     are read, and the re-stated regions must match those carried from the previous
 //     generation (checked: kRestated);
 //   * any other thread with records reads its name, start time and regions: they must be
-//     what a new thread gets (checked per thread);
+//     what a new thread gets (checked per thread); so does its kernel thread id unless its
+//     first record (thread_status or thread_start) states it;
 //   * thread_start reads whether the thread had started (checked: kThreadStart);
 //   * a re-stated thread's adopted task must match the one carried (kRestated); any other
 //     thread with records must have adopted none;
@@ -64,6 +65,7 @@ class SpeculationLog {
     bool has_records = false;
     bool default_name = false;
     bool default_times = false;
+    bool default_tid = false;  // the decoding used tid 0 (not recorded) until a record set it
     std::string name;
     uint64_t start_time = 0;
     std::vector<uint64_t> regions;  // kRestated

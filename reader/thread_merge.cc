@@ -75,7 +75,7 @@ bool GenerationDecoder::LoadBatch(Cursor& c) {
 bool GenerationDecoder::DecodeSlow(Cursor& c) {
   format::RecordDecoder decoder(
       absl::string_view(reinterpret_cast<const char*>(c.pos), c.end - c.pos), HeadOffset(c),
-      format::Scope::kEventBody);
+      format::Scope::kEventBody, version_);
   absl::StatusOr<bool> decoded = decoder.Next(&raw_);
   ++c.records;
   if (!decoded.ok()) {

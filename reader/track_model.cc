@@ -42,6 +42,7 @@ uint32_t TrackModel::FindOrAddThread(uint32_t process, uint64_t thread_id, const
   thread.thread_id = thread_id;
   if (e != nullptr) {
     thread.name = std::string(e->thread_name);
+    thread.tid = e->thread_tid;
     thread.lifetime = Slice{SliceKind::kThread, NewSlot(), process, index, kNoIndex, 0, 0,
                             thread_id,          kNoIndex,  e->time};
   }

@@ -165,6 +165,7 @@ struct ThreadTrack {
   uint32_t process = 0;        // its process's index
   uint64_t thread_id = 0;      // the trace's thread number (main = 0)
   std::string name;            // the thread name of its first event
+  uint64_t tid = 0;            // the kernel thread id of its first event (0: not recorded)
   Slice lifetime;              // slot kNoIndex once ended (and for FindOrAddThread's)
   std::vector<Slice> regions;  // open regions, outermost first
   Slice segment;               // the open task segment (slot kNoIndex: none)
@@ -361,6 +362,9 @@ class TrackModel {
 
 // ---- Implementation of the templates. ----
 
+// The switch over the kinds names every kind: a new one fails the build until it is placed.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
 template <typename Listener>
 void TrackModel::Add(const Event& e, Listener& listener) {
   // The usual case, the process of the previous event and a small thread number, takes a
@@ -435,7 +439,26 @@ void TrackModel::Add(const Event& e, Listener& listener) {
     case EventKind::kCpuSample:
       listener.OnSample(e, SampleContext{p, t, thread.regions, e.adopted_task});
       break;
-    default:
+    case EventKind::kTooManyFiles:
+    case EventKind::kExit:
+    case EventKind::kError:
+    case EventKind::kCmdPath:
+    case EventKind::kCmdAncestry:
+    case EventKind::kCmdName:
+    case EventKind::kCmdMode:
+    case EventKind::kAlias:
+    case EventKind::kThreadStart:
+    case EventKind::kDefParam:
+    case EventKind::kDefRepo:
+    case EventKind::kData:
+    case EventKind::kDataJson:
+    case EventKind::kPrintf:
+    case EventKind::kThTimer:
+    case EventKind::kTimer:
+    case EventKind::kThCounter:
+    case EventKind::kCounter:
+    case EventKind::kCpuSamplesLost:
+    case EventKind::kExperimental:
       break;
   }
   listener.OnEvent(e, at);
@@ -445,6 +468,7 @@ void TrackModel::Add(const Event& e, Listener& listener) {
     EndLifetime(threads_[t], SliceEnding{SliceEnd::kEndEvent, &e, e.time}, listener);
   }
 }
+#pragma GCC diagnostic pop
 
 // Tasks, task segments and gauges, out of Add()'s way.
 template <typename Listener>

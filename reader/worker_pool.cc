@@ -27,7 +27,8 @@ std::shared_ptr<const OwnedGeneration> Own(const RawGeneration& framed,
   }
   if (low == nullptr) return owned;
   const size_t size = high - low;
-  owned->bytes = spares->TakeBuffer(size);
+  owned->bytes = spares->TryTakeBuffer(std::max<size_t>(size, 1));
+  if (owned->bytes.capacity == 0) return nullptr;  // over the budget
   char* const copy = owned->bytes.data.get();
   // Only empty payloads: a fresh zero-size buffer has no data (a recycled one has, so
   // whether this happens depends on which buffers the workers gave back first).
@@ -256,7 +257,9 @@ WorkerPool::WorkerPool(ParallelOptions options) : state_(std::make_shared<State>
   // Jobs handed out: a generation has one per part.
   state_->max_outstanding = (2 * static_cast<size_t>(jobs) + 2) *
                             (state_->options.split_generations ? static_cast<size_t>(jobs) : 1);
-  state_->spares = std::make_shared<Spares>(4 * state_->max_outstanding);
+  state_->spares = std::make_shared<Spares>(
+      4 * state_->max_outstanding,
+      state_->options.max_framed_bytes_per_job * static_cast<size_t>(std::max(1, jobs - 1)));
   for (int i = 0; i < jobs; ++i) {
     state_->threads.emplace_back([state = state_.get()] { state->Loop(); });
   }

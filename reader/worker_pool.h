@@ -73,7 +73,13 @@ struct ParallelOptions {
   // later part decodes the events before it).
   uint64_t min_part_events = 16384;
   // Blocks a worker may queue ahead of the reader, in bytes, per generation (per part).
-  size_t max_block_bytes = size_t{16} << 20;
+  size_t max_block_bytes = size_t{4} << 20;
+  // The copies of generations framed ahead of the readers (and recycled for later ones),
+  // in bytes, per worker thread beyond the first (one thread: this much): a generation
+  // that does not fit is not copied, and its reader decodes it itself. With the blocks
+  // above, what `jobs` workers add to a serial read stays under 64 MiB per thread beyond
+  // the first.
+  size_t max_framed_bytes_per_job = size_t{40} << 20;
   // A generation no worker has started when the reader gets to it is decoded by the
   // reader (without this, with several inputs, all workers may wait on generations of
   // other inputs). Only a single reader may turn it off.

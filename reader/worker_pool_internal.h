@@ -56,23 +56,62 @@ struct EventCopies {
 
 // Memory reused from one generation to the next: fresh pages cost a page fault each, which
 // on a VM is as much as decoding hundreds of events.
+//
+// The generation buffers are held to a budget: `buffer_budget` bytes in use and kept for
+// reuse together (a buffer given back past it is freed), and a generation is copied only
+// if its copy fits (TryTakeBuffer).
 class Spares {
  public:
-  explicit Spares(size_t keep) : keep_(keep) {}
+  Spares(size_t keep, size_t buffer_budget) : keep_(keep), buffer_budget_(buffer_budget) {}
 
   struct Buffer {
     std::unique_ptr<char[]> data;
     size_t capacity = 0;
   };
-  Buffer TakeBuffer(size_t size) {
-    Buffer buffer = Take(&buffers_);
-    if (buffer.capacity < size) {
-      buffer.capacity = std::max(size, buffer.capacity + buffer.capacity / 2);
-      buffer.data.reset(new char[buffer.capacity]);
+  // A buffer of at least `size` bytes, or none (capacity 0) if the buffers in use would
+  // then pass the budget.
+  Buffer TryTakeBuffer(size_t size) {
+    std::lock_guard<std::mutex> lock(mu_);
+    // A kept buffer is reused (grown if too small); else a new one is made.
+    Buffer buffer;
+    if (!buffers_.empty()) {
+      buffer = std::move(buffers_.back());
+      buffers_.pop_back();
+      kept_bytes_ -= buffer.capacity;
     }
+    if (buffer.capacity >= size) {
+      used_bytes_ += buffer.capacity;
+      return buffer;
+    }
+    size_t capacity = std::max(size, buffer.capacity + buffer.capacity / 2);
+    if (used_bytes_ + capacity > buffer_budget_) capacity = size;
+    // What is allocated (in use, kept, and the new buffer) stays within the budget: kept
+    // buffers go first.
+    while (!buffers_.empty() && used_bytes_ + kept_bytes_ + capacity > buffer_budget_) {
+      kept_bytes_ -= buffers_.back().capacity;
+      buffers_.pop_back();
+    }
+    if (used_bytes_ + kept_bytes_ + capacity > buffer_budget_) {
+      if (buffer.capacity > 0 && used_bytes_ + kept_bytes_ + buffer.capacity <= buffer_budget_) {
+        kept_bytes_ += buffer.capacity;
+        buffers_.push_back(std::move(buffer));
+      }
+      return Buffer();
+    }
+    buffer.data.reset();  // freed before the new one is made
+    buffer.data.reset(new char[capacity]);
+    buffer.capacity = capacity;
+    used_bytes_ += capacity;
     return buffer;
   }
-  void Put(Buffer buffer) { Give(&buffers_, std::move(buffer)); }
+  void Put(Buffer buffer) {
+    std::lock_guard<std::mutex> lock(mu_);
+    used_bytes_ -= buffer.capacity;
+    if (buffers_.size() < keep_ && used_bytes_ + kept_bytes_ + buffer.capacity <= buffer_budget_) {
+      kept_bytes_ += buffer.capacity;
+      buffers_.push_back(std::move(buffer));
+    }
+  }
   std::unique_ptr<GenerationDecoder> TakeDecoder() {
     std::unique_ptr<GenerationDecoder> decoder = Take(&decoders_);
     return decoder != nullptr ? std::move(decoder) : std::make_unique<GenerationDecoder>();
@@ -107,6 +146,9 @@ class Spares {
   }
 
   size_t keep_;
+  size_t buffer_budget_;
+  size_t used_bytes_ = 0;  // buffers handed out
+  size_t kept_bytes_ = 0;  // buffers_
   std::mutex mu_;
   std::vector<Buffer> buffers_;
   std::vector<std::unique_ptr<GenerationDecoder>> decoders_;
@@ -124,7 +166,8 @@ struct OwnedGeneration {
   }
 };
 
-// A copy of `framed`'s bytes (in a buffer from `spares`), with its frames viewing the copy.
+// A copy of `framed`'s bytes (in a buffer from `spares`), with its frames viewing the copy;
+// nullptr if the copy would pass the spares' budget.
 std::shared_ptr<const OwnedGeneration> Own(const RawGeneration& framed,
                                            const std::shared_ptr<Spares>& spares);
 }  // namespace worker_pool_internal

@@ -16,6 +16,7 @@
 #include "runtime/lifecycle.h"
 #include "runtime/recorder.h"
 #include "runtime/redact.h"
+#include "runtime/region_at_callsite.h"
 #include "runtime/settings_file.h"
 #include "runtime/startup_path.h"
 #include "runtime/text.h"
@@ -107,9 +108,11 @@ void RegionPrintf(EventType type, const char* file, int line, const char* catego
   EndEvent(ts);
 }
 
-// data/data_int/data_json with a content site.
+// data/data_int/data_json with a content site: the value is `value_fn(ts)` (a string id or
+// the integer), computed only for a site not filtered out.
+template <typename ValueFn>
 void DataEvent(EventType type, const char* file, int line, const char* category, int repo_id,
-               const char* key, uint64_t value) {
+               const char* key, ValueFn value_fn) {
   ThreadState* ts = BeginEvent();
   if (ts == nullptr) return;
   const uint32_t index = SiteIndexForContent(ts, file, line, category, key, repo_id);
@@ -118,6 +121,7 @@ void DataEvent(EventType type, const char* file, int line, const char* category,
     return;
   }
   MaybeRecordStack(ts, type);
+  const uint64_t value = value_fn(ts);
   WriteTimed(ts, type, GenSiteId(ts, index), {value});
   EndEvent(ts);
 }
@@ -420,7 +424,7 @@ void tw_thread_start_fl(const char* file, int line, const char* thread_base_name
   // Renamed inside the event: the advancer reads the name to re-state the thread.
   if (current != nullptr) NameCurrentThread(ts, base);
   const uint64_t name_id = UniqueString(ts, ts->name);
-  WriteTimed(ts, EventType::kThreadStart, SiteFor(ts, file, line), {name_id});
+  WriteTimed(ts, EventType::kThreadStart, SiteFor(ts, file, line), {name_id, ts->tid});
   ts->start_time = ts->last_time.get();
   EndEvent(ts);
 }
@@ -469,38 +473,6 @@ void tw_region_leave_fl(const char* file, int line, const char* category, const 
   EndEvent(ts);
 }
 
-void tw_region_enter_site(struct tw_callsite* site, const char* file, int line,
-                          const char* category, const char* label, int repo_id) {
-  ThreadState* ts = BeginEvent();
-  if (ts == nullptr) return;
-  const uint32_t index = SiteIndexForCallsite(site, file, line, category, label, repo_id);
-  if (__builtin_expect(index == kFilteredSite, 0)) {
-    EndEvent(ts);
-    return;
-  }
-  if (__builtin_expect(WantStack(EventType::kRegionEnter), 0)) {
-    MaybeRecordStack(ts, EventType::kRegionEnter);
-  }
-  RegionEvent(ts, EventType::kRegionEnter, index, false, {}, 0);
-  EndEvent(ts);
-}
-
-void tw_region_leave_site(struct tw_callsite* site, const char* file, int line,
-                          const char* category, const char* label, int repo_id) {
-  ThreadState* ts = BeginEvent();
-  if (ts == nullptr) return;
-  const uint32_t index = SiteIndexForCallsite(site, file, line, category, label, repo_id);
-  if (__builtin_expect(index == kFilteredSite, 0)) {
-    EndEvent(ts);
-    return;
-  }
-  if (__builtin_expect(WantStack(EventType::kRegionLeave), 0)) {
-    MaybeRecordStack(ts, EventType::kRegionLeave);
-  }
-  RegionEvent(ts, EventType::kRegionLeave, index, false, {}, 0);
-  EndEvent(ts);
-}
-
 void tw_region_enter_printf_va_fl(const char* file, int line, const char* category,
                                   const char* label, int repo_id, const char* fmt, va_list ap) {
   RegionPrintf(EventType::kRegionEnter, file, line, category, label, repo_id, fmt, ap);
@@ -529,22 +501,14 @@ void tw_region_leave_printf_fl(const char* file, int line, const char* category,
 
 void tw_data_string_fl(const char* file, int line, const char* category, int repo_id,
                        const char* key, const char* value) {
-  ThreadState* ts = BeginEvent();
-  if (ts == nullptr) return;
-  const uint32_t index = SiteIndexForContent(ts, file, line, category, key, repo_id);
-  if (SiteFiltered(index)) {
-    EndEvent(ts);
-    return;
-  }
-  MaybeRecordStack(ts, EventType::kData);
-  const uint64_t value_id = UniqueString(ts, value == nullptr ? "" : value);
-  WriteTimed(ts, EventType::kData, GenSiteId(ts, index), {value_id});
-  EndEvent(ts);
+  DataEvent(EventType::kData, file, line, category, repo_id, key,
+            [value](ThreadState* ts) { return UniqueString(ts, value == nullptr ? "" : value); });
 }
 
 void tw_data_intmax_fl(const char* file, int line, const char* category, int repo_id,
                        const char* key, intmax_t value) {
-  DataEvent(EventType::kDataInt, file, line, category, repo_id, key, ZigzagEncode(value));
+  DataEvent(EventType::kDataInt, file, line, category, repo_id, key,
+            [value](ThreadState*) { return ZigzagEncode(value); });
 }
 
 void tw_data_intmax_site(struct tw_callsite* site, const char* file, int line, const char* category,
@@ -566,17 +530,8 @@ void tw_data_intmax_site(struct tw_callsite* site, const char* file, int line, c
 
 void tw_data_json_fl(const char* file, int line, const char* category, int repo_id, const char* key,
                      const char* json) {
-  ThreadState* ts = BeginEvent();
-  if (ts == nullptr) return;
-  const uint32_t index = SiteIndexForContent(ts, file, line, category, key, repo_id);
-  if (SiteFiltered(index)) {
-    EndEvent(ts);
-    return;
-  }
-  MaybeRecordStack(ts, EventType::kDataJson);
-  const uint64_t json_id = UniqueString(ts, json == nullptr ? "null" : json);
-  WriteTimed(ts, EventType::kDataJson, GenSiteId(ts, index), {json_id});
-  EndEvent(ts);
+  DataEvent(EventType::kDataJson, file, line, category, repo_id, key,
+            [json](ThreadState* ts) { return UniqueString(ts, json == nullptr ? "null" : json); });
 }
 
 void tw_printf_va_fl(const char* file, int line, const char* fmt, va_list ap) {
@@ -634,3 +589,45 @@ void tw_counter_add(int counter_id, uint64_t value) {
 }
 
 }  // extern "C"
+
+namespace tracewire::runtime {
+
+// The full paths of region events at a literal call site (see region_at_callsite.cc). Enter
+// and leave stay two functions rather than one taking the event type: a stack recorded with
+// the event skips a fixed number of the runtime's own frames, and a shared helper that is
+// not inlined (unoptimized builds) would add one.
+void RegionEnterAtCallsiteSlow(tw_callsite* site, const char* file, int line, const char* category,
+                               const char* label, int repo_id) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  const uint32_t index = SiteIndexForCallsite(site, file, line, category, label, repo_id);
+  if (__builtin_expect(index == kFilteredSite, 0)) {
+    EndEvent(ts);
+    return;
+  }
+  if (__builtin_expect(WantStack(EventType::kRegionEnter), 0)) {
+    MaybeRecordStack(ts, EventType::kRegionEnter);
+  }
+  RegionEvent(ts, EventType::kRegionEnter, index, false, {}, 0);
+  RememberHotSite(ts, site, repo_id, index);
+  EndEvent(ts);
+}
+
+void RegionLeaveAtCallsiteSlow(tw_callsite* site, const char* file, int line, const char* category,
+                               const char* label, int repo_id) {
+  ThreadState* ts = BeginEvent();
+  if (ts == nullptr) return;
+  const uint32_t index = SiteIndexForCallsite(site, file, line, category, label, repo_id);
+  if (__builtin_expect(index == kFilteredSite, 0)) {
+    EndEvent(ts);
+    return;
+  }
+  if (__builtin_expect(WantStack(EventType::kRegionLeave), 0)) {
+    MaybeRecordStack(ts, EventType::kRegionLeave);
+  }
+  RegionEvent(ts, EventType::kRegionLeave, index, false, {}, 0);
+  RememberHotSite(ts, site, repo_id, index);
+  EndEvent(ts);
+}
+
+}  // namespace tracewire::runtime

@@ -88,6 +88,7 @@ void BufferPool::SetLowWater(size_t buffers) {
 }
 
 void BufferPool::UpdateWantsRefillLocked() {
+  // relaxed: a hint (the refill takes mu_ and reads the pool's own state).
   wants_refill_.store(lazy_count_ > 0 || free_count_ < low_water_, std::memory_order_relaxed);
 }
 

@@ -65,7 +65,9 @@ class BufferPool {
 
   // True when the free list is low or a slab was mapped without being faulted in (cheap,
   // lock-free).
-  bool WantsRefill() const { return wants_refill_.load(std::memory_order_relaxed); }
+  bool WantsRefill() const {
+    return wants_refill_.load(std::memory_order_relaxed);  // relaxed: a hint, publishes nothing
+  }
   // Faults in the slabs mapped without it and, while the free list holds fewer than twice
   // the low-water mark, maps and faults in new slabs (2 MiB, huge-page advised). For
   // the advancer thread: the page faults happen there.

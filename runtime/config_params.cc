@@ -75,10 +75,13 @@ void ConfigureReporting(const tw_settings& settings) {
   std::lock_guard<std::mutex> lock(r.mu);
   r.patterns = SplitReportingList(settings.config_params == nullptr ? "" : settings.config_params);
   r.env_vars = SplitReportingList(settings.env_vars == nullptr ? "" : settings.env_vars);
+  // relaxed: a setting, publishes nothing.
   g_automatic_ancestry.store(settings.no_ancestry == 0, std::memory_order_relaxed);
 }
 
-bool AutomaticAncestryEnabled() { return g_automatic_ancestry.load(std::memory_order_relaxed); }
+bool AutomaticAncestryEnabled() {
+  return g_automatic_ancestry.load(std::memory_order_relaxed);  // relaxed: as above
+}
 
 }  // namespace tracewire::runtime
 

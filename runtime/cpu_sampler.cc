@@ -4,7 +4,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -158,6 +157,7 @@ bool StartCpuProfile(Session& s, uint32_t hz) {
   return true;
 }
 
+// relaxed (both): a flag that only stops recording, publishes nothing.
 bool CpuProfileOn() { return g_sampling.load(std::memory_order_relaxed); }
 
 void StopCpuProfile() { g_sampling.store(false, std::memory_order_relaxed); }
@@ -175,14 +175,15 @@ void AttachSampler(ThreadState* ts) {
   struct sigevent event {};
   event.sigev_notify = SIGEV_THREAD_ID;
   event.sigev_signo = kSampleSignal;
-  event._sigev_un._tid = static_cast<pid_t>(syscall(SYS_gettid));
+  event._sigev_un._tid = static_cast<pid_t>(ts->tid);
   if (timer_create(CLOCK_THREAD_CPUTIME_ID, &event, &ring->timer) != 0) {
     munmap(words, bytes);
     delete ring;
     return;
   }
   ring->has_timer = true;
-  // The handler may run from the first tick on: the ring is complete before it is seen.
+  // The handler may run from the first tick on: the ring is complete before it is seen
+  // (signal fences: the handler runs on this thread, only the compiler may reorder).
   std::atomic_signal_fence(std::memory_order_seq_cst);
   ts->samples = ring;
   std::atomic_signal_fence(std::memory_order_seq_cst);
@@ -211,7 +212,7 @@ void FreeSampler(ThreadState* ts) {
   if (ring == nullptr) return;
   StopSampler(ts);
   ts->samples = nullptr;
-  std::atomic_signal_fence(std::memory_order_seq_cst);
+  std::atomic_signal_fence(std::memory_order_seq_cst);  // as in AttachSampler
   munmap(ring->words, (ring->mask + 1) * sizeof(uint64_t));
   delete ring;
 }

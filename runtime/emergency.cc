@@ -7,8 +7,8 @@
 #include <mutex>
 
 #include "format/generation_records.h"
-#include "format/varint.h"
 #include "runtime/flight_recorder.h"
+#include "runtime/generation_trailer.h"
 #include "runtime/recorder.h"
 #include "runtime/session.h"
 
@@ -46,6 +46,7 @@ class LockedIf {
 // began and found the thread outside any event, and the signal event would go into a
 // batch the advance owns.
 void RecordSignal(Session& s, ThreadState* self, int signo) {
+  // relaxed (both) and acquire: as in BeginEvent.
   if (self == nullptr || self->in_event.load(std::memory_order_relaxed) != 0) return;
   self->in_event.store(1, std::memory_order_relaxed);
   LightFence();
@@ -54,14 +55,14 @@ void RecordSignal(Session& s, ThreadState* self, int signo) {
   if ((word & (kClosed | kAdvancing)) == 0 && self->gen_word.get() == word &&
       self->pos.get() <= BatchLimit(self)) {
     SiteEntry& entry = s.site_registry.Get(s.signal_site_index);
-    const uint64_t site = entry.gen_id.load(std::memory_order_acquire);
+    const uint64_t site = entry.gen_id.load(std::memory_order_acquire);  // acquire: GenSiteId
     if (site != 0 && (site >> 32) == (self->gen.get() & 0xffffffffu)) {
       uint64_t now;
       const uint64_t dt = StampEvent(self, &now);
       WriteEvent(self, EventType::kSignal, {dt, site & 0xffffffffu, uint64_t(signo)});
     }
   }
-  self->in_event.store(0, std::memory_order_release);
+  self->in_event.store(0, std::memory_order_release);  // release: as EndEvent's
 }
 
 // Writes the thread's open batch (unless not `batch`) and string records of generation
@@ -75,6 +76,7 @@ void WriteThreadBuffers(Session& s, const ThreadState* ts, uint64_t gen, bool ba
     s.destination.Write(head, n);
     s.destination.Write(BatchBody(ts), size);
   }
+  // acquire, pairs with AppendStringRecords' release: the records up to it are whole.
   const size_t strings = ts->strings_size.load(std::memory_order_acquire);
   if (strings != 0) {
     const size_t n = EncodeSmallRecord(head, EventType::kStringBatch, {gen, strings});
@@ -98,17 +100,19 @@ void EmergencyFlush(int signo) {
   // after) must not write the parent's data, which the parent writes itself. getpid(2) is
   // async-signal-safe and asks the kernel (no cached value a fork could leave stale).
   if (s.forked_child || getpid() != static_cast<pid_t>(s.pid)) return;
-  if (s.emergency.exchange(true)) return;
+  if (s.emergency.exchange(true, std::memory_order_relaxed)) return;  // relaxed: a latch
   ThreadState* self = t_state;
   RecordSignal(s, self, signo);
   // Close tracing: from here on no thread starts an event.
-  if ((g_gen_word.exchange(kClosed) & kClosed) != 0) return;
+  // acq_rel: acquire pairs with the advancer's release of the word it replaces (that
+  // generation's state is read below); HeavyFence orders the close before the in_event loads.
+  if ((g_gen_word.exchange(kClosed, std::memory_order_acq_rel) & kClosed) != 0) return;
   HeavyFence();
   // A generation being written finishes first (its write gives up after the destination's
   // timeout without progress); then take the recorder's locks in the advancer's order, each
   // if it can be had within a short wait, and write without what could not be had.
   // A compression holding advance_mu gives way to a waiter (see GiveWayFn).
-  s.advance_waiters.fetch_add(1, std::memory_order_relaxed);
+  s.advance_waiters.fetch_add(1, std::memory_order_relaxed);  // relaxed: a count (a hint)
   LockedIf advance(s.advance_mu, s.write_timeout_ms + 100);
   s.advance_waiters.fetch_sub(1, std::memory_order_relaxed);
   const bool flight = s.flight_ring.enabled();
@@ -135,10 +139,7 @@ void EmergencyFlush(int signo) {
   if (!tables) return;
   const uint64_t gen = s.filling.gen;
   if (!flight) {
-    s.destination.BeginGeneration();
-    if (!s.destination.TakeHeaderInPlace()) {
-      s.destination.Write(s.file_header, sizeof(s.file_header));
-    }
+    BeginGenerationOutput(s);
   }
   WriteBuffers(s, s.filling.buffers);
   {
@@ -149,6 +150,7 @@ void EmergencyFlush(int signo) {
     for (ThreadState* ts : s.threads) {
       if (ts != self) {
         for (;;) {
+          // acquire (here and below), pairs with EndEvent's release: the batch bytes.
           if (ts->in_event.load(std::memory_order_acquire) == 0) break;
           timespec now;
           clock_gettime(CLOCK_MONOTONIC, &now);
@@ -157,7 +159,7 @@ void EmergencyFlush(int signo) {
           }
           sched_yield();
         }
-        if (ts->in_event.load(std::memory_order_acquire) != 0) {
+        if (ts->in_event.load(std::memory_order_acquire) != 0) {  // acquire: as above
           // Its open batch stays its own; its string records (whole up to strings_size)
           // are written for the batches it flushed before.
           WriteThreadBuffers(s, ts, gen, /*batch=*/false);
@@ -180,27 +182,20 @@ void EmergencyFlush(int signo) {
   }
   // process_info needs the sid in this generation's string table: it was interned when
   // the generation opened (see Initialize and the advance).
+  ProcessInfoIds ids;
   auto it = s.interned.find(s.sid);
-  const uint64_t sid_id = it == s.interned.end() ? 0 : it->second;
+  if (it != s.interned.end()) ids.sid = it->second;
   // The command name too, interned with it when it was set and at every generation start.
-  uint64_t name_id = 0;
-  uint64_t hierarchy_id = 0;
   if (s.has_cmd_name) {
     auto name = s.interned.find(s.cmd_name);
     auto hierarchy = s.interned.find(s.hierarchy);
     if (name != s.interned.end() && hierarchy != s.interned.end()) {
-      name_id = name->second;
-      hierarchy_id = hierarchy->second;
+      ids.name = name->second;
+      ids.hierarchy = hierarchy->second;
     }
   }
-  const format::ClockSync sync = TakeClockSync(/*signal_safe=*/true);
-  uint8_t records[3 * (1 + 8 * format::kMaxVarintSize)];
-  size_t n = EncodeSmallRecord(records, EventType::kClockSync,
-                               {gen, sync.freq, sync.trace_time, sync.mono_ns, sync.wall_sec,
-                                sync.wall_nsec, format::ZigzagEncode(sync.utc_offset_sec)});
-  n += EncodeSmallRecord(records + n, EventType::kProcessInfo,
-                         {gen, sid_id, s.pid, s.start_time, name_id, hierarchy_id});
-  n += EncodeSmallRecord(records + n, EventType::kEndOfGeneration, {gen});
+  uint8_t records[kClosingRecordsMaxSize];
+  const size_t n = EncodeClosingRecords(s, gen, ids, /*signal_safe=*/true, records);
   s.destination.Write(records, n);
 }
 

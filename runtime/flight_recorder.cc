@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "absl/strings/string_view.h"
+#include "runtime/generation_trailer.h"
 #include "runtime/generation_writer.h"
 #include "runtime/recorder.h"
 #include "runtime/session.h"
@@ -28,6 +29,7 @@ constexpr int kDumpCutAttempts = 3;
 // True unless the newest generation closed so far is missing from the ring (dropped).
 // Requires advance_mu.
 bool NewestClosedGenerationKept(const Session& s) {
+  // acquire, as every reader of the word (advance_mu orders the cuts' stores here anyway).
   const uint64_t word = g_gen_word.load(std::memory_order_acquire);
   if ((word & kClosed) != 0) return true;  // no generation can be cut any more
   const uint64_t newest_closed = (word >> 2) - 1;
@@ -52,8 +54,10 @@ void DumperLoop() {
     if (n < 0 && errno == EINTR) continue;
     if (n != sizeof(requests)) return;
     // A dump requested just before the exit is still written.
-    if (s.flight_dump_pending.exchange(false)) FlightRecorderDump();
-    if (s.flight_dumper_stop.load()) return;
+    // acquire (both), pairs with the release stores before the eventfd write that woke
+    // this thread: the flags are seen. They publish nothing else (a dump takes advance_mu).
+    if (s.flight_dump_pending.exchange(false, std::memory_order_acquire)) FlightRecorderDump();
+    if (s.flight_dumper_stop.load(std::memory_order_acquire)) return;
   }
 }
 
@@ -99,7 +103,7 @@ void StartFlightRecorder(Session& s) {
   if (!s.flight_ring.enabled()) return;
   s.flight_wake_fd = eventfd(0, EFD_CLOEXEC);
   if (s.flight_wake_fd < 0) return;
-  s.flight_dumper_stop.store(false);
+  s.flight_dumper_stop.store(false, std::memory_order_relaxed);  // relaxed: before the thread
   sigset_t all;
   sigset_t previous;
   sigfillset(&all);
@@ -127,7 +131,7 @@ void StartFlightRecorder(Session& s) {
 
 void StopFlightRecorder(Session& s) {
   if (!s.flight_dumper.joinable()) return;
-  s.flight_dumper_stop.store(true);
+  s.flight_dumper_stop.store(true, std::memory_order_release);  // release: see DumperLoop
   const uint64_t one = 1;
   const ssize_t ignored = write(s.flight_wake_fd, &one, sizeof(one));
   (void)ignored;
@@ -138,7 +142,7 @@ void RequestFlightRecorderDump() {
   Session& s = GetSession();
   if (s.flight_wake_fd < 0) return;
   const int saved = errno;
-  s.flight_dump_pending.store(true);
+  s.flight_dump_pending.store(true, std::memory_order_release);  // release: see DumperLoop
   const uint64_t one = 1;
   const ssize_t ignored = write(s.flight_wake_fd, &one, sizeof(one));
   (void)ignored;
@@ -147,20 +151,20 @@ void RequestFlightRecorderDump() {
 
 void NoteErrorForFlightRecorder() {
   Session& s = GetSession();
-  if (s.flight_on_error && !s.flight_error_seen.exchange(true)) RequestFlightRecorderDump();
+  // relaxed: a one-shot latch, publishes nothing.
+  if (s.flight_on_error && !s.flight_error_seen.exchange(true, std::memory_order_relaxed)) {
+    RequestFlightRecorderDump();
+  }
 }
 
 bool BeginFlightDumpLocked(Session& s) {
-  const uint64_t number = s.flight_dumps.fetch_add(1) + 1;
+  // relaxed: a count, under advance_mu.
+  const uint64_t number = s.flight_dumps.fetch_add(1, std::memory_order_relaxed) + 1;
   if (s.destination.file_per_dump() &&
       !s.destination.OpenDumpFile(number, s.file_header, sizeof(s.file_header))) {
     return false;
   }
-  s.destination.BeginGeneration();
-  if (!s.destination.TakeHeaderInPlace() &&
-      !s.destination.Write(s.file_header, sizeof(s.file_header))) {
-    return false;
-  }
+  if (!BeginGenerationOutput(s)) return false;
   // A file per dump holds every kept generation; a stream (file, fd, socket) receives each
   // generation at most once, so that several dumps appended to one stream read as one
   // trace (with gaps).
@@ -181,7 +185,7 @@ int FlightRecorderDump() {
   if (!s.flight_ring.enabled() || s.forked_child || getpid() != static_cast<pid_t>(s.pid)) {
     return -1;
   }
-  if (s.emergency.load()) return -1;
+  if (s.emergency.load(std::memory_order_relaxed)) return -1;  // relaxed: a latch
   AdvanceLock advance_lock(s);
   // The generation being filled joins the ring first (the threads wait only for this cut).
   AdvanceGenerationLocked(/*final=*/false);

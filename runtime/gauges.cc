@@ -38,6 +38,7 @@ __attribute__((noinline)) uint32_t RegisterGaugeSite(GaugeDefinition& gauge) {
       registry.Intern(MakeSite(nullptr, 0, gauge.category.c_str(), gauge.name.c_str(), -1));
   const uint32_t site =
       index == kFilteredSite || registry.Get(index).filtered ? kGaugeFiltered : index + 1;
+  // release, pairs with tw_gauge_set's acquire: the registry entry behind the index.
   gauge.site.store(site, std::memory_order_release);
   return site;
 }
@@ -48,13 +49,14 @@ __attribute__((noinline)) uint64_t InternGaugeUnit(ThreadState* ts, GaugeDefinit
   std::lock_guard<std::mutex> lock(s.tables_mu);
   const uint64_t gen = ts->gen.get();
   const uint64_t id = InternLocked(s, gen, gauge.unit);
+  // release, pairs with GaugeUnitId's acquire: the unit string is in the generation's table.
   gauge.unit_gen_id.store(((gen & 0xffffffffu) << 32) | id, std::memory_order_release);
   return id;
 }
 
 inline uint64_t GaugeUnitId(ThreadState* ts, GaugeDefinition& gauge) {
   if (!gauge.has_unit) return 0;
-  const uint64_t word = gauge.unit_gen_id.load(std::memory_order_acquire);
+  const uint64_t word = gauge.unit_gen_id.load(std::memory_order_acquire);  // acquire: above
   if (__builtin_expect(word != 0 && (word >> 32) == (ts->gen.get() & 0xffffffffu), 1)) {
     return word & 0xffffffffu;
   }
@@ -70,7 +72,7 @@ extern "C" {
 
 int tw_gauge_define(const char* category, const char* name, const char* unit) {
   std::lock_guard<std::mutex> lock(g_gauges_mu);
-  const int id = g_num_gauges.load(std::memory_order_relaxed);
+  const int id = g_num_gauges.load(std::memory_order_relaxed);  // relaxed: g_gauges_mu is held
   if (id >= kMaxGauges) return -1;
   if (g_gauges == nullptr) g_gauges = new GaugeDefinition[kMaxGauges];
   GaugeDefinition& gauge = g_gauges[id];
@@ -78,16 +80,18 @@ int tw_gauge_define(const char* category, const char* name, const char* unit) {
   gauge.name = name == nullptr ? "" : name;
   gauge.has_unit = unit != nullptr;
   gauge.unit = unit == nullptr ? "" : unit;
+  // release, pairs with tw_gauge_set's acquire: the definition is complete before its ID.
   g_num_gauges.store(id + 1, std::memory_order_release);
   return id;
 }
 
 void tw_gauge_set(int gauge_id, int64_t value) {
+  // acquire, pairs with tw_gauge_define's release of the count.
   if (!TW_ENABLED() || gauge_id < 0 || gauge_id >= g_num_gauges.load(std::memory_order_acquire)) {
     return;
   }
   GaugeDefinition& gauge = g_gauges[gauge_id];
-  uint32_t site = gauge.site.load(std::memory_order_acquire);
+  uint32_t site = gauge.site.load(std::memory_order_acquire);  // acquire: RegisterGaugeSite
   if (__builtin_expect(site == 0, 0)) site = RegisterGaugeSite(gauge);
   if (site == kGaugeFiltered) return;
   ThreadState* ts = BeginEvent();

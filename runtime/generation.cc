@@ -12,6 +12,7 @@
 #include "format/generation_records.h"
 #include "format/varint.h"
 #include "runtime/cpu_sampler.h"
+#include "runtime/generation_trailer.h"
 #include "runtime/recorder.h"
 #include "runtime/session.h"
 
@@ -20,8 +21,10 @@ namespace {
 
 // Turns tracing off for good after the destination failed (it has warned once).
 void StopTracingAfterWriteFailure() {
+  // seq_cst (a cold path; relaxed would do): it publishes nothing, a thread that sees it
+  // only drops its events.
   g_gen_word.store(kClosed, std::memory_order_seq_cst);
-  __atomic_store_n(&tw_enabled_flag, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&tw_enabled_flag, 0, __ATOMIC_RELAXED);  // relaxed: only gates the macros
 }
 
 // Cuts generations on time, on size (advance_requested) and refills the buffer pool
@@ -31,17 +34,21 @@ void AdvancerLoop() {
   std::unique_lock<std::mutex> lock(s.advancer_mu);
   auto next_cut = std::chrono::steady_clock::now() + std::chrono::milliseconds(s.generation_ms);
   while (!s.advancer_stop) {
+    // The requests: relaxed flags (see MaybeRequestAdvance); what they ask for is read
+    // under the locks the cut and the refill take.
     s.advancer_cv.wait_until(lock, next_cut, [&] {
-      return s.advancer_stop || s.advance_requested.load() || s.refill_requested.load();
+      return s.advancer_stop || s.advance_requested.load(std::memory_order_relaxed) ||
+             s.refill_requested.load(std::memory_order_relaxed);
     });
     if (s.advancer_stop) break;
-    if (s.refill_requested.exchange(false)) {
+    if (s.refill_requested.exchange(false, std::memory_order_relaxed)) {
       lock.unlock();
       s.pool.Refill();
       lock.lock();
       continue;
     }
-    if (!s.advance_requested.exchange(false) && std::chrono::steady_clock::now() < next_cut) {
+    if (!s.advance_requested.exchange(false, std::memory_order_relaxed) &&
+        std::chrono::steady_clock::now() < next_cut) {
       continue;
     }
     next_cut = std::chrono::steady_clock::now() + std::chrono::milliseconds(s.generation_ms);
@@ -55,14 +62,9 @@ void AdvancerLoop() {
 // Requires output_mu and tables_mu.
 void AppendClosingRecords(Session& s, uint64_t gen, uint64_t sid_id, uint64_t name_id,
                           uint64_t hierarchy_id) {
-  const format::ClockSync sync = TakeClockSync();
-  uint8_t records[3 * (1 + 8 * format::kMaxVarintSize)];
-  size_t n = EncodeSmallRecord(records, EventType::kClockSync,
-                               {gen, sync.freq, sync.trace_time, sync.mono_ns, sync.wall_sec,
-                                sync.wall_nsec, format::ZigzagEncode(sync.utc_offset_sec)});
-  n += EncodeSmallRecord(records + n, EventType::kProcessInfo,
-                         {gen, sid_id, s.pid, s.start_time, name_id, hierarchy_id});
-  n += EncodeSmallRecord(records + n, EventType::kEndOfGeneration, {gen});
+  uint8_t records[kClosingRecordsMaxSize];
+  const size_t n = EncodeClosingRecords(s, gen, {sid_id, name_id, hierarchy_id},
+                                        /*signal_safe=*/false, records);
   s.filling.CopyFrame(records, n, s.pool);
 }
 
@@ -82,7 +84,7 @@ void WriteRestatement(ThreadState* ts, bool locked) {
   uint64_t now;
   uint64_t dt = StampEvent(ts, &now);
   const uint64_t name_id = UniqueStringImpl(ts, ts->name, locked);
-  WriteEvent(ts, EventType::kThreadStatus, {dt, name_id, ts->start_time});
+  WriteEvent(ts, EventType::kThreadStatus, {dt, name_id, ts->start_time, ts->tid});
   for (const RegionFrame& frame : ts->regions) {
     // BatchLimit, not `limit`: a limit lowered for the CPU profile's samples must not drain
     // them in the middle of the re-statement.
@@ -206,12 +208,16 @@ int g_queue_size = 0;
 bool CutGenerationLocked(Session& s, bool final, bool even_if_empty) {
   CutGeneration& cut = g_queue[(g_queue_head + g_queue_size) % kMaxQueued];
   std::lock_guard<std::mutex> registry_lock(s.registry_mu);
+  // acquire: the word this thread published last (advance_mu orders it too).
   const uint64_t word = g_gen_word.load(std::memory_order_acquire);
   if ((word & kClosed) != 0) return false;
   const uint64_t gen = word >> 2;
+  // relaxed: HeavyFence orders it before the loads of in_event below (store-load).
   g_gen_word.store(word | kAdvancing, std::memory_order_relaxed);
   HeavyFence();
   for (ThreadState* ts : s.threads) {
+    // acquire, pairs with EndEvent's release: the thread's batch bytes and cold state
+    // (regions, tasks, ended tasks, strings) are read after it.
     while (ts->in_event.load(std::memory_order_acquire) != 0) sched_yield();
   }
   // Every thread is outside an event: the recorder owns all thread states now.
@@ -221,6 +227,9 @@ bool CutGenerationLocked(Session& s, bool final, bool even_if_empty) {
   // a failed write): then it stays closed.
   auto publish = [&](uint64_t next) {
     uint64_t expected = word | kAdvancing;
+    // release, pairs with the threads' acquire loads of g_gen_word: the re-statements,
+    // new buffers and reconciled tasks are visible before a thread writes on. relaxed on
+    // failure: tracing closed, nothing to publish.
     g_gen_word.compare_exchange_strong(expected, next, std::memory_order_release,
                                        std::memory_order_relaxed);
     g_gen_word.notify_all();  // threads sleeping in CatchUpGeneration
@@ -299,6 +308,7 @@ bool CutGenerationLocked(Session& s, bool final, bool even_if_empty) {
 // stops on a fatal signal (the emergency path waits for advance_mu).
 bool CompressionShouldGiveWay() {
   Session& s = GetSession();
+  // All relaxed: flags that publish nothing (see MaybeRequestAdvance).
   if (s.emergency.load(std::memory_order_relaxed)) return true;
   if (!s.advance_requested.load(std::memory_order_relaxed)) return false;
   if (g_queue_size != 0) return true;
@@ -334,7 +344,7 @@ void WriteQueuedLocked(Session& s) {
       }
       if (!written) StopTracingAfterWriteFailure();
       if (written && compression.enabled && !s.writer.last_compressed()) {
-        s.uncompressed_generations.fetch_add(1, std::memory_order_relaxed);
+        s.uncompressed_generations.fetch_add(1, std::memory_order_relaxed);  // relaxed: a count
       }
     }
   }
@@ -347,7 +357,10 @@ void AdvanceGenerationLocked(bool final, bool even_if_empty) {
   if (!CutGenerationLocked(s, final, even_if_empty)) return;
   // Write with the threads running again, after making sure they have buffers to go on
   // with while this thread writes.
-  if (!final && s.pool.WantsRefill() && s.refill_requested.exchange(false)) s.pool.Refill();
+  if (!final && s.pool.WantsRefill() &&
+      s.refill_requested.exchange(false, std::memory_order_relaxed)) {
+    s.pool.Refill();  // (relaxed: a flag, see MaybeRequestAdvance)
+  }
   WriteQueuedLocked(s);
 }
 

@@ -166,6 +166,7 @@ void AtExitHandler() {
   }
   // Generations written uncompressed although compression was asked for (the last one's
   // own outcome is not known yet).
+  // relaxed: a count; advance_mu (which the cuts hold) orders its updates before this.
   const uint64_t uncompressed = s.uncompressed_generations.load(std::memory_order_relaxed);
   if (uncompressed != 0) {
     EmitInternal(format::EventType::kCounter, format::kRuntimeCategory,
@@ -173,6 +174,7 @@ void AtExitHandler() {
   }
   EmitInternal(format::EventType::kAtexit, nullptr, nullptr, {format::ZigzagEncode(ExitCode())});
   AdvanceGeneration(/*final=*/true);
+  // relaxed: the flag only lets the macros skip calls; g_gen_word orders the events.
   __atomic_store_n(&tw_enabled_flag, 0, __ATOMIC_RELAXED);
   s.destination.Close();
 }
@@ -182,8 +184,9 @@ void ForkChild() {
   // POSIX timers are not inherited: no sample is taken in the child.
   GetSession().forked_child = true;
   StopCpuProfile();
-  g_gen_word.store(kClosed);
-  __atomic_store_n(&tw_enabled_flag, 0, __ATOMIC_RELAXED);
+  // relaxed: the child has this one thread after fork(); the word publishes nothing here.
+  g_gen_word.store(kClosed, std::memory_order_relaxed);
+  __atomic_store_n(&tw_enabled_flag, 0, __ATOMIC_RELAXED);  // relaxed: as in Shutdown
 }
 
 void FatalSignalHandler(int signo) {
@@ -302,8 +305,16 @@ TRACEWIRE_STARTUP_PATH int Initialize(const tw_settings& settings, const char* f
     void* warm[1];
     backtrace(warm, 1);  // loads the unwinder now, not inside an event
   }
+  // relaxed: set before any thread attaches or the advancer starts (thread creation and
+  // registry_mu order it before every reader).
   g_need_fence.store(syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0,
                      std::memory_order_relaxed);
+
+  g_region_fast_path.store(!g_need_fence.load(std::memory_order_relaxed) &&
+                               !WantStack(format::EventType::kRegionEnter) &&
+                               !WantStack(format::EventType::kRegionLeave) && counter::kAvailable &&
+                               g_clock_is_counter,
+                           std::memory_order_relaxed);
 
   SetCategoryFilter(settings.categories);  // before any site is registered
   s.signal_site_index = s.site_registry.Intern(MakeSite(nullptr, 0, nullptr, nullptr, -1));
@@ -313,8 +324,12 @@ TRACEWIRE_STARTUP_PATH int Initialize(const tw_settings& settings, const char* f
     s.filling.gen = 1;
     OpenGenerationLocked(s, 1);
   }
+  // release, pairs with the acquire loads of g_gen_word (AttachThread, BeginEvent):
+  // generation 1's tables are set up before a thread records into it.
   g_gen_word.store(uint64_t{1} << 2, std::memory_order_release);
   if (AttachThread("main", /*is_main=*/true, /*pending_status=*/true) == nullptr) return -1;
+  // relaxed: the flag only lets the macros call in; BeginEvent's acquire of g_gen_word
+  // orders what they then read.
   __atomic_store_n(&tw_enabled_flag, 1, __ATOMIC_RELAXED);
   ConfigureReporting(settings);
 

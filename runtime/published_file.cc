@@ -87,7 +87,8 @@ bool TemporaryPath(const UnnamedFile& file, char* out, size_t capacity) {
 __attribute__((noinline)) bool CreateWithTemporaryName(UnnamedFile* file) {
   char path[PATH_MAX];
   for (int attempt = 0; attempt < 100; ++attempt) {
-    file->temporary_number = g_temporary_names.fetch_add(1);
+    // relaxed: a unique-number counter, publishes nothing.
+    file->temporary_number = g_temporary_names.fetch_add(1, std::memory_order_relaxed);
     if (!TemporaryPath(*file, path, sizeof(path))) return false;
     int fd;
     do {

@@ -21,6 +21,7 @@ namespace tracewire::runtime {
 TRACEWIRE_STARTUP_DATA std::atomic<uint64_t> g_gen_word{kClosed};
 TRACEWIRE_STARTUP_DATA std::atomic<bool> g_need_fence{false};
 TRACEWIRE_STARTUP_DATA uint64_t g_stack_event_mask[4] = {};
+TRACEWIRE_STARTUP_DATA std::atomic<bool> g_region_fast_path{false};
 
 constinit thread_local ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
@@ -108,13 +109,14 @@ void AppendBatchLocked(Session& s, ThreadState* ts) {
 
 // Moves the thread's string records into the generation. Requires output_mu.
 void AppendStringsLocked(Session& s, ThreadState* ts) {
+  // relaxed: the thread's own word, or the advancer's while it owns the thread state.
   const size_t size = ts->strings_size.load(std::memory_order_relaxed);
   if (size == 0) return;
   SealStrings(ts, size);
   Buffer* strings = ts->strings.get();
   s.filling.MoveFrame(&strings, s.pool);
   ts->strings.set(strings);
-  ts->strings_size.store(0, std::memory_order_release);
+  ts->strings_size.store(0, std::memory_order_release);  // release: as AppendStringRecords
 }
 
 uint64_t GenerationMemoryLimit(const Session& s) {
@@ -129,11 +131,15 @@ void MaybeRequestAdvance(Session& s) {
     s.filling.Release(s.pool);
     s.filling_overflowed = true;
   }
+  // Both requests relaxed: flags that publish nothing (the advancer takes the locks that
+  // guard what it then reads); the RMW lets one caller notify.
   if ((s.filling.bytes() >= s.generation_bytes || s.filling_overflowed) &&
-      !s.advance_requested.exchange(true)) {
+      !s.advance_requested.exchange(true, std::memory_order_relaxed)) {
     s.advancer_cv.notify_one();
   }
-  if (s.pool.WantsRefill() && !s.refill_requested.exchange(true)) s.advancer_cv.notify_one();
+  if (s.pool.WantsRefill() && !s.refill_requested.exchange(true, std::memory_order_relaxed)) {
+    s.advancer_cv.notify_one();
+  }
 }
 
 ThreadState* AttachThread(absl::string_view name, bool is_main, bool pending_status) {
@@ -143,6 +149,7 @@ ThreadState* AttachThread(absl::string_view name, bool is_main, bool pending_sta
   ts->msg_arena.reserve(1024);
   ts->scratch.reserve(256);
   std::lock_guard<std::mutex> lock(s.registry_mu);
+  // acquire, pairs with the release that published the word: its generation's state.
   const uint64_t word = g_gen_word.load(std::memory_order_acquire);
   if ((word & kClosed) != 0) {
     delete ts;
@@ -152,6 +159,9 @@ ThreadState* AttachThread(absl::string_view name, bool is_main, bool pending_sta
   ts->strings.set(s.pool.Take());
   ts->is_main = is_main;
   ts->thread_id = is_main ? 0 : s.next_thread_number++;
+  // Attaching runs on the thread itself. A forked child stops tracing (ForkChild), so no
+  // state carries a parent's tid into a child.
+  ts->tid = static_cast<uint64_t>(syscall(SYS_gettid));
   if (is_main) {
     ts->name = "main";
     ts->start_time = s.start_time;
@@ -190,33 +200,38 @@ void MoveThreadBuffersLocked(Session& s, ThreadState* ts) {
 }
 
 void HeavyFence() {
-  if (!g_need_fence.load(std::memory_order_relaxed)) {
+  if (!g_need_fence.load(std::memory_order_relaxed)) {  // relaxed: set once before threads
     syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
   }
   FullFence();
 }
 
 ThreadState* AttachUnknownThread() {
+  // relaxed: a quick check; AttachThread loads the word again with acquire.
   if ((g_gen_word.load(std::memory_order_relaxed) & kClosed) != 0) return nullptr;
   return AttachThread("unknown", false, true);
 }
 
 bool CatchUpGeneration(ThreadState* ts) {
   for (;;) {
+    // acquire, pairs with the advancer's release of the new word (as in BeginEvent).
     const uint64_t word = g_gen_word.load(std::memory_order_acquire);
     if ((word & kClosed) != 0) return false;
     if ((word & kAdvancing) != 0) {
       // Outside an event while the advance runs: yield a little, then sleep until the
       // advancer publishes (a thread waiting here must not burn CPU while the advancer
       // waits for one).
+      // release, as EndEvent's: the advancer may take the thread state now.
       ts->in_event.store(0, std::memory_order_release);
+      // acquire (both), pairs with the advancer's release of the new word.
       for (int spins = 0; (g_gen_word.load(std::memory_order_acquire) & kAdvancing) != 0; ++spins) {
         if (spins < 64) {
           sched_yield();
         } else {
-          g_gen_word.wait(word, std::memory_order_acquire);
+          g_gen_word.wait(word, std::memory_order_acquire);  // acquire: as the loop's
         }
       }
+      // relaxed, then LightFence: as in BeginEvent.
       ts->in_event.store(1, std::memory_order_relaxed);
       LightFence();
       continue;
@@ -243,19 +258,20 @@ void FlushBatch(ThreadState* ts) {
 }
 
 TRACEWIRE_STARTUP_PATH void SetExitCode(int code) {
-  g_exit_code.store(code, std::memory_order_relaxed);
+  g_exit_code.store(code, std::memory_order_relaxed);  // relaxed: a value, publishes nothing
 }
 
-int ExitCode() { return g_exit_code.load(std::memory_order_relaxed); }
+int ExitCode() { return g_exit_code.load(std::memory_order_relaxed); }  // relaxed: as above
 
 void NameCurrentThread(ThreadState* ts, absl::string_view base_name) {
   ts->name = ThreadName(ts->thread_id, base_name);
   if (ts->name.size() > 24) ts->name.resize(24);
 }
 
-int NextChildId() { return GetSession().next_child_id.fetch_add(1); }
-int NextExecId() { return GetSession().next_exec_id.fetch_add(1); }
-int NextRepoId() { return GetSession().next_repo_id.fetch_add(1); }
+// relaxed: unique-ID counters; the IDs publish no data.
+int NextChildId() { return GetSession().next_child_id.fetch_add(1, std::memory_order_relaxed); }
+int NextExecId() { return GetSession().next_exec_id.fetch_add(1, std::memory_order_relaxed); }
+int NextRepoId() { return GetSession().next_repo_id.fetch_add(1, std::memory_order_relaxed); }
 bool RedactionEnabled() { return GetSession().redact; }
 
 }  // namespace tracewire::runtime

@@ -37,6 +37,8 @@
 #include "format/varint.h"
 #include "runtime/buffer_pool.h"
 #include "runtime/clock.h"
+#include "runtime/hot_sites.h"
+#include "runtime/region_stack.h"
 #include "runtime/site_cache.h"
 #include "runtime/site_registry.h"
 #include "tracewire/tracewire.h"
@@ -65,9 +67,9 @@ extern std::atomic<bool> g_need_fence;
 inline void FullFence() {
 #if defined(__SANITIZE_THREAD__)
   static std::atomic<int> fence_word{0};
-  fence_word.fetch_add(0, std::memory_order_seq_cst);
+  fence_word.fetch_add(0, std::memory_order_seq_cst);  // seq_cst: it stands for a full fence
 #else
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // seq_cst: orders stores before loads
 #endif
 }
 
@@ -75,7 +77,8 @@ inline void FullFence() {
 // g_gen_word: a compiler barrier, paired with the advancer's HeavyFence; a full fence when
 // membarrier(2) is unavailable.
 inline void LightFence() {
-  std::atomic_signal_fence(std::memory_order_seq_cst);
+  std::atomic_signal_fence(std::memory_order_seq_cst);  // compiler-only; membarrier does the rest
+  // relaxed: set once before any thread attaches.
   if (__builtin_expect(g_need_fence.load(std::memory_order_relaxed), 0)) FullFence();
 }
 
@@ -85,28 +88,24 @@ inline void LightFence() {
 void HeavyFence();
 
 // A word shared by a recording thread and the generation switch: a relaxed atomic, which
-// compiles to the same plain load or store on x86-64.
+// compiles to the same plain load or store on x86-64. Relaxed because the in_event /
+// g_gen_word handshake orders every access of the other side; atomic so that the
+// emergency path's reads from a signal handler, and ThreadSanitizer, see defined values.
 template <typename T>
 class SharedWord {
  public:
   SharedWord() = default;
   explicit SharedWord(T value) : value_(value) {}
-  T get() const { return value_.load(std::memory_order_relaxed); }
-  void set(T value) { value_.store(value, std::memory_order_relaxed); }
+  T get() const { return value_.load(std::memory_order_relaxed); }       // relaxed: see above
+  void set(T value) { value_.store(value, std::memory_order_relaxed); }  // relaxed: see above
   // A store that also publishes the writes before it (to an acquire load of this word).
+  // release: no reader relies on it today (the emergency path reads a thread's pos on the
+  // thread itself or after its in_event acquire); it keeps pos from ever showing a partial
+  // event. A plain store on x86-64.
   void publish(T value) { value_.store(value, std::memory_order_release); }
 
  private:
   std::atomic<T> value_{};
-};
-
-// An open region of a thread: its site index and message (in the thread's msg arena).
-struct RegionFrame {
-  uint32_t site_index;
-  bool has_msg;
-  uint32_t msg_offset;
-  uint32_t msg_length;
-  uint64_t enter_time;
 };
 
 // A task the thread began, active unless a thread has ended it since the last generation
@@ -152,6 +151,7 @@ struct alignas(64) ThreadState {
   SharedWord<bool> pending_status;       // thread_status not yet written for this thread
   // Set at attach, then constant.
   uint64_t thread_id = 0;
+  uint64_t tid = 0;  // the kernel's thread id (gettid), asked once at attach
   bool is_main = false;
   // The CPU profile's sample buffer (cpu_sampler.h), nullptr when sampling is off. Set
   // before the state is published to the advancer, cleared after it is removed.
@@ -160,7 +160,7 @@ struct alignas(64) ThreadState {
   // state).
   uint64_t start_time = 0;
   std::string name;
-  std::vector<RegionFrame> regions;
+  RegionStack regions;
   std::string msg_arena;
   std::vector<TaskRecord> begun_tasks;  // tasks this thread began (re-stated while active)
   std::vector<uint64_t> ended_tasks;    // tasks it ended that another thread began
@@ -170,6 +170,9 @@ struct alignas(64) ThreadState {
   // The thread's alone.
   std::string scratch;          // reusable formatting buffer
   SiteContentCache site_cache;  // content-keyed site lookups (strings that may change)
+  // Literal call sites the region hot path finds without the registry: filled by the full
+  // path (RememberHotSite), read by the fast path, both inside an event.
+  HotSite hot_sites[kHotSites];
   TimerState timers[kMaxTimers];
   uint64_t counters[kMaxCounters] = {};
   bool counter_used[kMaxCounters] = {};
@@ -233,11 +236,16 @@ void FlushBatch(ThreadState* ts);
 inline ThreadState* BeginEvent() {
   ThreadState* ts = CurrentThread();
   if (ts == nullptr) return nullptr;
+  // relaxed: the thread's own word (a signal handler on this thread reads it).
   if (ts->in_event.load(std::memory_order_relaxed) != 0) return nullptr;  // signal re-entry
+  // relaxed: ordered before the load below by LightFence with the advancer's HeavyFence.
   ts->in_event.store(1, std::memory_order_relaxed);
   LightFence();
+  // acquire, pairs with the advancer's release of the new word: its re-statement and the
+  // thread's new buffers are visible before this thread writes on.
   if (__builtin_expect(g_gen_word.load(std::memory_order_acquire) != ts->gen_word.get(), 0)) {
     if (!CatchUpGeneration(ts)) {
+      // release, as EndEvent's.
       ts->in_event.store(0, std::memory_order_release);
       return nullptr;
     }
@@ -246,7 +254,8 @@ inline ThreadState* BeginEvent() {
   return ts;
 }
 
-// Ends the event started by BeginEvent.
+// Ends the event started by BeginEvent. release, pairs with the advancer's acquire of
+// in_event: the event's bytes (and the thread's cold state) are handed over with it.
 inline void EndEvent(ThreadState* ts) { ts->in_event.store(0, std::memory_order_release); }
 
 // Reads the clock and returns the delta from the thread's previous event (>= 1).
@@ -294,6 +303,7 @@ uint32_t SiteIndexForContent(ThreadState* ts, const char* file, int line, const 
 inline uint32_t SiteIndexForCallsite(tw_callsite* callsite, const char* file, int line,
                                      const char* category, const char* label, int repo_id) {
   const uint64_t repo_tag = repo_id < 0 ? 0 : static_cast<uint64_t>(repo_id) + 1;
+  // acquire, pairs with SiteIndexForCallsiteSlow's release: the registry entry it names.
   const uint64_t word = __atomic_load_n(&callsite->word, __ATOMIC_ACQUIRE);
   if (__builtin_expect(word == kCallsiteFiltered, 0)) return kFilteredSite;
   if (__builtin_expect(word != 0 && (word >> 32) == repo_tag, 1)) {
@@ -304,6 +314,7 @@ inline uint32_t SiteIndexForCallsite(tw_callsite* callsite, const char* file, in
 
 // The site ID of registry entry `index` in the thread's generation (interning on a miss).
 inline uint64_t GenSiteId(ThreadState* ts, uint32_t index) {
+  // acquire, pairs with GenSiteIdLocked's release: the site record is in the table.
   const uint64_t word = g_site_registry->Get(index).gen_id.load(std::memory_order_acquire);
   if (__builtin_expect(word != 0 && (word >> 32) == (ts->gen.get() & 0xffffffffu), 1)) {
     return word & 0xffffffffu;
@@ -320,6 +331,12 @@ uint64_t UniqueString(ThreadState* ts, absl::string_view value);
 // Captures and records a stack for events of `type` when enabled by TRACEWIRE_STACKS;
 // writes a stack_ref event before the event. Requires BeginEvent.
 void MaybeRecordStack(ThreadState* ts, format::EventType type);
+
+// True when the region hot path (region_at_callsite.cc) may skip what it does not test
+// per event: g_need_fence is false, no stack is captured for region_enter or
+// region_leave, and the clock is the counter. Set by the start of tracing (lifecycle.cc)
+// once all three are decided, before any event.
+extern std::atomic<bool> g_region_fast_path;
 
 // Whether stacks are captured for `type` (cheap check).
 extern uint64_t g_stack_event_mask[4];

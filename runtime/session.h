@@ -161,6 +161,7 @@ struct Session {
 class AdvanceLock {
  public:
   explicit AdvanceLock(Session& s) : mu_(s.advance_mu) {
+    // relaxed: a count that only hints a compression to give way; the mutex orders the rest.
     s.advance_waiters.fetch_add(1, std::memory_order_relaxed);
     mu_.lock();
     s.advance_waiters.fetch_sub(1, std::memory_order_relaxed);

@@ -174,12 +174,18 @@ enum FilesState : int { kFilesUnread, kFilesReading, kFilesRead };
 TRACEWIRE_STARTUP_DATA std::atomic<int> g_files_state{kFilesUnread};
 
 TRACEWIRE_STARTUP_PATH const FileSettings& Files() {
+  // acquire, pairs with the release of kFilesRead below: the settings are read after it.
   if (g_files_state.load(std::memory_order_acquire) != kFilesRead) {
     int unread = kFilesUnread;
-    if (g_files_state.compare_exchange_strong(unread, kFilesReading, std::memory_order_acquire)) {
+    // acquire on success: this thread constructs the settings; relaxed on failure: the
+    // loop below acquires.
+    if (g_files_state.compare_exchange_strong(unread, kFilesReading, std::memory_order_acquire,
+                                              std::memory_order_relaxed)) {
       new (g_files_storage) FileSettings();
+      // release, pairs with the acquire loads: the constructed settings before kFilesRead.
       g_files_state.store(kFilesRead, std::memory_order_release);
     } else {
+      // acquire, as above: another thread constructed them.
       while (g_files_state.load(std::memory_order_acquire) != kFilesRead) sched_yield();
     }
   }

@@ -24,13 +24,16 @@ uint32_t SiteRegistry::Intern(const format::Site& site) {
   if (size_ >= kChunkSize * kMaxChunks) return UINT32_MAX;
   const uint32_t index = size_++;
   const uint32_t chunk = index >> kChunkBits;
-  if (chunks_[chunk].load(std::memory_order_relaxed) == nullptr) {
+  if (chunks_[chunk].load(std::memory_order_relaxed) == nullptr) {  // relaxed: mu_ is held
     // Raw storage: an entry is constructed when it is registered, so a new chunk's pages
     // are only touched as its entries are used (constructing a whole chunk up front would
     // cost a page fault per 4 KiB).
     void* storage = ::operator new(sizeof(SiteEntry) * kChunkSize);
+    // release, pairs with Get's acquire: a lock-free reader of the chunk sees its storage.
     chunks_[chunk].store(static_cast<SiteEntry*>(storage), std::memory_order_release);
   }
+  // relaxed: mu_ is held. The entry reaches other threads through a release of its index
+  // (a call site's word) or of its gen_id, or under mu_.
   SiteEntry* entry =
       new (&chunks_[chunk].load(std::memory_order_relaxed)[index & (kChunkSize - 1)]) SiteEntry;
   entry->site = site;

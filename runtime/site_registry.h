@@ -41,6 +41,7 @@ class SiteRegistry {
 
   // The entry at `index` (from Intern); lock-free.
   SiteEntry& Get(uint32_t index) {
+    // acquire, pairs with Intern's release of a new chunk.
     return chunks_[index >> kChunkBits].load(std::memory_order_acquire)[index & (kChunkSize - 1)];
   }
 

@@ -42,6 +42,8 @@ void AppendStringRecords(ThreadState* ts, uint64_t id, absl::string_view value,
     const size_t chunk = std::min(value.size(), format::kMaxRecordDataSize);
     last = chunk == value.size();
     const size_t record = 1 + format::UvarintSize(id) + format::UvarintSize(chunk) + chunk;
+    // relaxed: the thread's own word (inside an event; the advance's reset is ordered by
+    // the g_gen_word handshake).
     size_t size = ts->strings_size.load(std::memory_order_relaxed);
     if (size + record > kStringCapacity) {
       if (output_locked) {
@@ -60,6 +62,7 @@ void AppendStringRecords(ThreadState* ts, uint64_t id, absl::string_view value,
     p = format::PutUvarint(p, chunk);
     memcpy(p, value.data(), chunk);
     p += chunk;
+    // release, pairs with the emergency path's acquire: the records up to it are whole.
     ts->strings_size.store(p - records, std::memory_order_release);
     value.remove_prefix(chunk);
   }
@@ -69,6 +72,7 @@ uint64_t NextStringId(ThreadState* ts) {
   uint64_t id = ts->next_string_id.get();
   if (id == ts->string_id_limit.get()) {
     constexpr uint64_t kBlock = 64;
+    // relaxed: a unique-ID counter; the IDs publish no data.
     id = GetSession().next_string_id.fetch_add(kBlock, std::memory_order_relaxed);
     ts->string_id_limit.set(id + kBlock);
   }
@@ -92,7 +96,7 @@ uint64_t UniqueStringImpl(ThreadState* ts, absl::string_view value, bool output_
 uint64_t InternLocked(Session& s, uint64_t gen, absl::string_view value) {
   auto it = s.interned.find(value);
   if (it != s.interned.end()) return it->second;
-  const uint64_t id = s.next_string_id.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t id = s.next_string_id.fetch_add(1, std::memory_order_relaxed);  // relaxed: IDs
   s.interned.emplace(std::string(value), id);
   std::string record;
   bool last = false;
@@ -115,6 +119,7 @@ uint64_t InternLocked(Session& s, uint64_t gen, absl::string_view value) {
 uint64_t GenSiteIdLocked(Session& s, uint64_t gen, uint32_t index) {
   SiteEntry& entry = s.site_registry.Get(index);
   const uint64_t tag = gen & 0xffffffffu;
+  // acquire, as GenSiteId's (tables_mu orders the stores of this word among themselves).
   const uint64_t word = entry.gen_id.load(std::memory_order_acquire);
   if (word != 0 && (word >> 32) == tag) return word & 0xffffffffu;
   const uint64_t id = ++s.next_site_id;
@@ -128,6 +133,8 @@ uint64_t GenSiteIdLocked(Session& s, uint64_t gen, uint32_t index) {
   std::string record;
   format::TryAppendRecord(&record, EventType::kSite, args);
   s.sites.Append(record, gen, s.pool);
+  // release, pairs with GenSiteId's acquire: the site record is in the generation's table
+  // before a thread that sees the ID writes it into an event.
   entry.gen_id.store((tag << 32) | id, std::memory_order_release);
   return id;
 }
@@ -237,10 +244,13 @@ uint32_t SiteIndexForCallsiteSlow(tw_callsite* callsite, const char* file, int l
   if (index == kFilteredSite) return kFilteredSite;  // the registry is full: drop
   if (registry.Get(index).filtered) {
     // Every later call of this literal site is skipped by the macro's test of the word.
+    // release, as below (the macro's relaxed test reads no entry: it only skips).
     __atomic_store_n(&callsite->word, kCallsiteFiltered, __ATOMIC_RELEASE);
     return kFilteredSite;
   }
   if (repo_tag <= 0xffffffffu) {
+    // release, pairs with SiteIndexForCallsite's acquire: the registry entry is constructed
+    // before another thread reads it through the cached index.
     __atomic_store_n(&callsite->word, (repo_tag << 32) | (uint64_t{index} + 1), __ATOMIC_RELEASE);
   }
   return index;

@@ -210,7 +210,7 @@ OpenResult Destination::Adopt(bool owns, absl::string_view label) {
   } else if (owns) {
     mode = Mode::kNonBlocking;  // opened here with O_NONBLOCK
   }
-  mode_.store(mode, std::memory_order_relaxed);
+  mode_.store(mode, std::memory_order_relaxed);  // relaxed: see failed_
   return OpenResult::Ok();
 }
 
@@ -362,13 +362,13 @@ bool Destination::OpenDumpFile(uint64_t number, const void* file_header, size_t 
   }
   device_ = st.st_dev;
   inode_ = st.st_ino;
-  mode_.store(Mode::kPlain, std::memory_order_relaxed);
+  mode_.store(Mode::kPlain, std::memory_order_relaxed);  // relaxed: see failed_
   exclusive_ = true;
   owns_fd_ = true;
-  written_.store(file_header_size, std::memory_order_relaxed);
-  generation_start_.store(file_header_size, std::memory_order_relaxed);
-  header_in_place_.store(file_header_size > 0, std::memory_order_relaxed);
-  failed_.store(false, std::memory_order_relaxed);
+  written_.store(file_header_size, std::memory_order_relaxed);              // relaxed: see failed_
+  generation_start_.store(file_header_size, std::memory_order_relaxed);     // relaxed: see failed_
+  header_in_place_.store(file_header_size > 0, std::memory_order_relaxed);  // relaxed: see failed_
+  failed_.store(false, std::memory_order_relaxed);                          // relaxed: see failed_
   MessageBuilder label{label_, sizeof(label_)};
   label.Add("'");
   label.Add(path);
@@ -386,9 +386,9 @@ OpenResult Destination::AdoptCreated(int fd, const std::string& path, size_t hea
   if (fd_ < 0) return ErrnoResult(errno, Cat({"open ", path}));
   path_ = path;
   exclusive_ = true;
-  written_.store(header_size, std::memory_order_relaxed);
-  generation_start_.store(header_size, std::memory_order_relaxed);
-  header_in_place_.store(header_size > 0, std::memory_order_relaxed);
+  written_.store(header_size, std::memory_order_relaxed);              // relaxed: see failed_
+  generation_start_.store(header_size, std::memory_order_relaxed);     // relaxed: see failed_
+  header_in_place_.store(header_size > 0, std::memory_order_relaxed);  // relaxed: see failed_
   return Adopt(true, Cat({"'", path, "'"}));
 }
 
@@ -419,28 +419,30 @@ bool Destination::CreateSharedFile(const std::string& path, absl::string_view fi
     return true;
   }
   path_ = path;
-  header_in_place_.store(true, std::memory_order_relaxed);
+  header_in_place_.store(true, std::memory_order_relaxed);  // relaxed: see failed_
   *result = Adopt(true, Cat({"'", path, "'"}));
   return true;
 }
 
 bool Destination::TakeHeaderInPlace() {
-  return header_in_place_.exchange(false, std::memory_order_relaxed);
+  return header_in_place_.exchange(false, std::memory_order_relaxed);  // relaxed: see failed_
 }
 
 void Destination::BeginGeneration() {
+  // relaxed: see Destination::failed_.
   generation_start_.store(written_.load(std::memory_order_relaxed), std::memory_order_relaxed);
 }
 
 void Destination::Fail(const char* what, int err) {
-  failed_.store(true, std::memory_order_relaxed);
+  failed_.store(true, std::memory_order_relaxed);  // relaxed: see failed_
   // A file of our own ends with the last whole generation.
   if (exclusive_) {
+    // relaxed: see Destination::failed_.
     while (ftruncate(fd_, generation_start_.load(std::memory_order_relaxed)) != 0 &&
            errno == EINTR) {
     }
   }
-  if (warned_.exchange(true)) return;
+  if (warned_.exchange(true, std::memory_order_relaxed)) return;  // relaxed: a one-shot flag
   char text[512];
   MessageBuilder message{text, sizeof(text)};
   message.Add("warning: tracewire: ");
@@ -466,7 +468,7 @@ void Destination::Fail(const char* what, int err) {
 }
 
 ssize_t Destination::WriteOnce(const iovec* pieces, int count) {
-  switch (mode_.load(std::memory_order_relaxed)) {
+  switch (mode_.load(std::memory_order_relaxed)) {  // relaxed: see failed_
     case Mode::kPlain:
     case Mode::kNonBlocking:
       return writev(fd_, pieces, count);
@@ -518,7 +520,7 @@ bool Destination::WriteV(const iovec* pieces, int count) {
   sigset_t old_mask;
   sigset_t pending_before;
   bool blocked = false;
-  if (mode_.load(std::memory_order_relaxed) != Mode::kSocket) {
+  if (mode_.load(std::memory_order_relaxed) != Mode::kSocket) {  // relaxed: see failed_
     WriteSignals(&write_signals);
     blocked = pthread_sigmask(SIG_BLOCK, &write_signals, &old_mask) == 0;
     if (blocked && sigpending(&pending_before) != 0) sigemptyset(&pending_before);
@@ -554,6 +556,7 @@ bool Destination::WriteV(const iovec* pieces, int count) {
         pollfd p = {fd_, POLLOUT, 0};
         const uint64_t left_ms = (deadline - now + kNanosPerMs - 1) / kNanosPerMs;
         // A shared fd without RWF_NOWAIT polls in short steps (another writer may refill it).
+        // relaxed: see Destination::failed_.
         const bool polled = mode_.load(std::memory_order_relaxed) == Mode::kSharedPolled;
         const uint64_t wait_ms = std::min<uint64_t>(left_ms, polled ? 10 : INT_MAX);
         poll(&p, 1, static_cast<int>(wait_ms));
@@ -569,7 +572,7 @@ bool Destination::WriteV(const iovec* pieces, int count) {
       break;
     }
     last_progress = MonotonicNow();
-    if (exclusive_) written_.fetch_add(done, std::memory_order_relaxed);
+    if (exclusive_) written_.fetch_add(done, std::memory_order_relaxed);  // relaxed: see failed_
     size_t left = static_cast<size_t>(done);
     while (index < count && left >= pieces[index].iov_len - offset) {
       left -= pieces[index].iov_len - offset;

@@ -122,7 +122,9 @@ class Destination {
 
   // True for datagram sockets: every write must be one frame of at most 64 KiB.
   bool is_datagram() const { return datagram_; }
-  bool ok() const { return fd_ >= 0 && !failed_.load(std::memory_order_relaxed); }
+  bool ok() const {
+    return fd_ >= 0 && !failed_.load(std::memory_order_relaxed);  // relaxed: see failed_
+  }
   // The path of the file written (file and directory targets).
   const std::string& path() const { return path_; }
   void Close();
@@ -157,6 +159,10 @@ class Destination {
   int timeout_ms_ = kDefaultTimeoutMs;
   uint64_t device_ = 0;  // identity of what fd_ referred to when opened
   uint64_t inode_ = 0;
+  // The words below (and mode_) are relaxed everywhere: each is read and written by the
+  // one thread writing to the destination at a time (advance_mu, output_mu or the
+  // emergency path's locks order them); atomic so that a signal handler's read is defined.
+  // None of them publishes other data.
   std::atomic<bool> failed_{false};
   std::atomic<bool> warned_{false};
   std::atomic<uint64_t> written_{0};           // bytes written (exclusive files)

@@ -42,6 +42,7 @@ uint64_t tw_task_begin_fl(const char* file, int line, uint64_t parent, const cha
     return 0;
   }
   if (ts->next_task_id == ts->task_id_limit) {
+    // relaxed: a unique-ID counter; the IDs publish no data.
     ts->next_task_id =
         GetSession().next_task_block.fetch_add(kTaskIdBlock, std::memory_order_relaxed);
     ts->task_id_limit = ts->next_task_id + kTaskIdBlock;

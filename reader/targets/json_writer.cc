@@ -10,24 +10,12 @@
 #endif
 
 #include "reader/targets/fixed_decimal.h"
+#include "reader/targets/json_escape_table.h"
 
 namespace tracewire::targets {
 namespace {
 
-// For each byte: 0 = copied raw, 'u' = \u00XX, else the letter after the backslash.
-constexpr std::array<char, 256> MakeEscapeTable() {
-  std::array<char, 256> table{};
-  for (int c = 0; c < 0x20; ++c) table[c] = 'u';
-  table['"'] = '"';
-  table['\\'] = '\\';
-  table['\n'] = 'n';
-  table['\r'] = 'r';
-  table['\t'] = 't';
-  table['\f'] = 'f';
-  table['\b'] = 'b';
-  return table;
-}
-constexpr std::array<char, 256> kEscape = MakeEscapeTable();
+constexpr const std::array<char, 256>& kEscape = kJsonEscape;
 
 // Keys longer than this take the general path (a key is nearly always a short literal).
 constexpr size_t kShortKey = 120;
@@ -78,23 +66,7 @@ inline bool IsPlain(absl::string_view value) {
     return !HasEscapedByte(first);
 #endif
   }
-  constexpr uint64_t kPad = 0x6161616161616161ull;  // "aaaaaaaa"
-  if (n >= 8) {
-    std::memcpy(&first, p, 8);
-    std::memcpy(&second, p + n - 8, 8);
-  } else if (n >= 4) {
-    uint32_t low, high;
-    std::memcpy(&low, p, 4);
-    std::memcpy(&high, p + n - 4, 4);
-    first = low | (uint64_t{high} << 32);
-    second = kPad;
-  } else {
-    if (n == 0) return true;
-    first = (kPad & ~uint64_t{0xffffff}) | static_cast<unsigned char>(p[0]) |
-            uint64_t{static_cast<unsigned char>(p[n / 2])} << 8 |
-            uint64_t{static_cast<unsigned char>(p[n - 1])} << 16;
-    second = kPad;
-  }
+  GatherShortString(p, n, &first, &second);
 #if defined(__SSE2__)
   return !HasEscapedByte(_mm_set_epi64x(static_cast<int64_t>(second), static_cast<int64_t>(first)));
 #else

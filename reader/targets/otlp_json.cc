@@ -9,11 +9,37 @@
 
 #include "absl/strings/str_cat.h"
 #include "reader/sid_parts.h"
+#include "reader/targets/otlp_attribute_json.h"
 #include "reader/targets/otlp_ids.h"
 #include "reader/targets/otlp_target.h"
+#include "reader/targets/output_cursor.h"
 #include "reader/targets/valid_utf8.h"
 
 namespace tracewire::targets::otlp {
+namespace {
+
+// Writes `value` as a quoted decimal string (no byte of it needs an escape).
+void PutQuotedInt(int64_t value, OutputCursor& cursor) {
+  cursor.Put('"');
+  cursor.PutInt(value);
+  cursor.Put('"');
+}
+
+// Writes the quoted lowercase hex of a span id (as HexId).
+void PutHexId(const SpanId& id, OutputCursor& cursor) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  cursor.Reserve(2 * id.size() + 2);
+  char* p = cursor.pos();
+  *p++ = '"';
+  for (uint8_t b : id) {
+    *p++ = kDigits[b >> 4];
+    *p++ = kDigits[b & 15];
+  }
+  *p++ = '"';
+  cursor.Advance(p);
+}
+
+}  // namespace
 
 void LineWriter::WriteAttribute(JsonWriter& jw, absl::string_view key, absl::string_view value) {
   jw.ArrayBeginObject();
@@ -34,7 +60,7 @@ void LineWriter::WriteAttribute(JsonWriter& jw, const Attribute& attribute) {
       jw.ObjectString("key", attribute.key);
       jw.ObjectBeginObject("value");
       // OTLP/JSON writes 64-bit integers as decimal strings (the protobuf JSON mapping).
-      jw.ObjectString("intValue", absl::StrCat(attribute.number));
+      PutQuotedInt(attribute.number, jw.ObjectRawValue("intValue"));
       jw.End();
       jw.End();
       return;
@@ -57,50 +83,115 @@ void LineWriter::WriteAttribute(JsonWriter& jw, const Attribute& attribute) {
   }
 }
 
-void LineWriter::WriteSpan(JsonWriter& jw, const Process& p, const Span& span) {
-  jw.ArrayBeginObject();
-  jw.ObjectString("traceId", HexId(p.ids.trace_id));
-  jw.ObjectString("spanId", HexId(span.id));
-  if (span.parent_id.has_value()) jw.ObjectString("parentSpanId", HexId(*span.parent_id));
-  jw.ObjectString("name", ValidUtf8(span.name, &scratch_));
-  jw.ObjectInt("kind", span.type == SpanType::kProcess ? kKindServer : kKindInternal);
-  jw.ObjectString("startTimeUnixNano", absl::StrCat(span.start_ns));
-  jw.ObjectString("endTimeUnixNano", absl::StrCat(span.end_ns));
-  jw.ObjectBeginArray("attributes");
-  for (const Attribute& attribute : span.attributes) WriteAttribute(jw, attribute);
-  if (span.type == SpanType::kRegion && !span.data.empty()) {
-    WriteAttribute(jw, "trace2.region.data", RenderMap(span.data));
-  }
-  if (span.type == SpanType::kThread) {
-    if (!span.timers.empty()) WriteAttribute(jw, "trace2.thread.timers", RenderMap(span.timers));
-    if (!span.counters.empty()) {
-      WriteAttribute(jw, "trace2.thread.counters", RenderMap(span.counters));
+void LineWriter::PutAttribute(OutputCursor& c, absl::string_view key, absl::string_view value) {
+  PutStringAttribute(key, value, &scratch_, c);
+}
+
+void LineWriter::PutAttribute(OutputCursor& c, const Attribute& attribute) {
+  switch (attribute.type) {
+    case Attribute::Type::kString:
+      PutAttribute(c, attribute.key, attribute.text);
+      return;
+    case Attribute::Type::kInt:
+      PutIntAttribute(attribute.key, attribute.number, c);
+      return;
+    case Attribute::Type::kStringArray: {
+      PutAttributeKey(attribute.key, c);
+      c.PutLiteral(",\"value\":{\"arrayValue\":{\"values\":[");
+      bool first = true;
+      for (const std::string& item : attribute.list) {
+        if (!first) c.Put(',');
+        first = false;
+        c.PutLiteral("{\"stringValue\":");
+        PutUtf8JsonString(item, &scratch_, c);
+        c.Put('}');
+      }
+      c.PutLiteral("]}}}");
+      return;
     }
   }
-  jw.End();  // attributes
-  if (!span.events.empty()) {
-    jw.ObjectBeginArray("events");
-    for (const SpanEvent& event : span.events) {
-      jw.ArrayBeginObject();
-      jw.ObjectString("timeUnixNano",
-                      absl::StrCat(std::clamp(event.time_ns, span.start_ns, span.end_ns)));
-      jw.ObjectString("name", event.name);
-      jw.ObjectBeginArray("attributes");
-      for (const Attribute& attribute : event.attributes) WriteAttribute(jw, attribute);
-      jw.End();
-      jw.End();
+}
+
+void LineWriter::WriteSpan(OutputCursor& c, const Span& span) {
+  // The span's object, with the bytes JsonWriter would write for it (compact layout; tests
+  // compare the lines with the JSON read back).
+  {
+    c.Put(span_prefix_);
+    PutHexId(span.id, c);
+    if (span.parent_id.has_value()) {
+      c.PutLiteral(",\"parentSpanId\":");
+      PutHexId(*span.parent_id, c);
     }
-    jw.End();
-  }
-  if (span.status_code != kStatusUnset) {
-    jw.ObjectBeginObject("status");
-    if (!span.status_message.empty()) {
-      jw.ObjectString("message", ValidUtf8(span.status_message, &scratch_));
+    c.PutLiteral(",\"name\":");
+    PutUtf8JsonString(span.name, &scratch_, c);
+    c.PutLiteral(",\"kind\":");
+    c.PutInt(span.type == SpanType::kProcess ? kKindServer : kKindInternal);
+    c.PutLiteral(",\"startTimeUnixNano\":");
+    PutQuotedInt(span.start_ns, c);
+    c.PutLiteral(",\"endTimeUnixNano\":");
+    PutQuotedInt(span.end_ns, c);
+    c.PutLiteral(",\"attributes\":[");
+    c.Put(span.attributes_json);
+    bool first = span.attributes_json.empty();
+    const auto comma = [&] {
+      if (!first) c.Put(',');
+      first = false;
+    };
+    for (const Attribute& attribute : span.attributes) {
+      comma();
+      PutAttribute(c, attribute);
     }
-    jw.ObjectInt("code", span.status_code);
-    jw.End();
+    if (span.type == SpanType::kRegion && !span.data.empty()) {
+      map_text_.clear();
+      span.data.Render(&map_text_);
+      comma();
+      PutAttribute(c, "trace2.region.data", map_text_);
+    }
+    if (span.type == SpanType::kThread) {
+      if (!span.timers.empty()) {
+        comma();
+        PutAttribute(c, "trace2.thread.timers", RenderMap(span.timers));
+      }
+      if (!span.counters.empty()) {
+        comma();
+        PutAttribute(c, "trace2.thread.counters", RenderMap(span.counters));
+      }
+    }
+    c.Put(']');
+    if (!span.events.empty()) {
+      c.PutLiteral(",\"events\":[");
+      bool first_event = true;
+      for (const SpanEvent& event : span.events) {
+        if (!first_event) c.Put(',');
+        first_event = false;
+        c.PutLiteral("{\"timeUnixNano\":");
+        PutQuotedInt(std::clamp(event.time_ns, span.start_ns, span.end_ns), c);
+        c.PutLiteral(",\"name\":");
+        PutJsonString(event.name, c);
+        c.PutLiteral(",\"attributes\":[");
+        bool first_attribute = true;
+        for (const Attribute& attribute : event.attributes) {
+          if (!first_attribute) c.Put(',');
+          first_attribute = false;
+          PutAttribute(c, attribute);
+        }
+        c.PutLiteral("]}");
+      }
+      c.Put(']');
+    }
+    if (span.status_code != kStatusUnset) {
+      c.PutLiteral(",\"status\":{");
+      if (!span.status_message.empty()) {
+        c.PutLiteral("\"message\":");
+        PutUtf8JsonString(span.status_message, &scratch_, c);
+        c.Put(',');
+      }
+      c.PutLiteral("\"code\":");
+      c.PutInt(span.status_code);
+      c.Put('}');
+    }
+    c.Put('}');
   }
-  jw.End();
 }
 
 void LineWriter::WriteResource(JsonWriter& jw, const Process& p) {
@@ -191,12 +282,28 @@ void LineWriter::WriteLine(const Process& p, bool all, std::string* out) {
   jw.ObjectString("name", kOtlpScopeName);
   jw.ObjectString("version", kOtlpScopeVersion);
   jw.End();
-  jw.ObjectBeginArray("spans");
-  if (all) WriteSpan(jw, p, p.span);
-  for (const std::unique_ptr<Span>& span : p.spans) {
-    if (InLine(*span, all)) WriteSpan(jw, p, *span);
+  // The spans go straight through the writer's cursor (the JsonWriter's bytes for them).
+  span_prefix_.clear();
+  {
+    OutputCursor prefix(&span_prefix_);
+    prefix.PutLiteral("{\"traceId\":");
+    PutJsonString(p.trace_hex, prefix);
+    prefix.PutLiteral(",\"spanId\":");
   }
-  jw.End();  // spans
+  OutputCursor& c = jw.ObjectRawValue("spans");
+  c.Put('[');
+  bool first = true;
+  if (all) {
+    WriteSpan(c, p.span);
+    first = false;
+  }
+  for (const std::unique_ptr<Span>& span : p.spans) {
+    if (!InLine(*span, all)) continue;
+    if (!first) c.Put(',');
+    first = false;
+    WriteSpan(c, *span);
+  }
+  c.Put(']');
   jw.End();  // scope span
   jw.End();  // scopeSpans
   jw.End();  // resource span

@@ -9,6 +9,7 @@
 #include "absl/strings/string_view.h"
 #include "reader/targets/json_writer.h"
 #include "reader/targets/otlp_spans.h"
+#include "reader/targets/output_cursor.h"
 
 namespace tracewire::targets::otlp {
 
@@ -26,13 +27,19 @@ class LineWriter {
  private:
   // Writes the "resource" member of `p`'s line.
   void WriteResource(JsonWriter& jw, const Process& p);
-  void WriteSpan(JsonWriter& jw, const Process& p, const Span& span);
+  // Writes `span`'s object through `c` (span_prefix_ is its process's).
+  void WriteSpan(OutputCursor& c, const Span& span);
   // Writes {"key":<key>,"value":{"stringValue":<value>}} as the next array element.
   void WriteAttribute(JsonWriter& jw, absl::string_view key, absl::string_view value);
   // Writes `attribute` as the next array element, with its type's AnyValue member.
   void WriteAttribute(JsonWriter& jw, const Attribute& attribute);
+  // The same two, as the whole element through a cursor (no comma): the spans' fast path.
+  void PutAttribute(OutputCursor& c, absl::string_view key, absl::string_view value);
+  void PutAttribute(OutputCursor& c, const Attribute& attribute);
 
   std::string scratch_;
+  std::string map_text_;     // a region's rendered data
+  std::string span_prefix_;  // {"traceId":"<the line's trace id>","spanId":
 };
 
 }  // namespace tracewire::targets::otlp

@@ -1,18 +1,20 @@
 #include "reader/targets/otlp_spans.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "reader/sid_parts.h"
 #include "reader/targets/json_check.h"
 #include "reader/targets/json_writer.h"
+#include "reader/targets/otlp_attribute_json.h"
+#include "reader/targets/output_cursor.h"
 #include "reader/targets/valid_utf8.h"
 
 namespace tracewire::targets::otlp {
@@ -59,13 +61,42 @@ int ScopePriority(absl::string_view scope) {
   return 99;
 }
 
-// trace2receiver's normalizeForRegionDisplayName.
-std::string NormalizeRegionName(absl::string_view value) {
-  std::string out = absl::AsciiStrToLower(value);
-  for (char& c : out) {
-    if (c == ' ' || c == '-' || c == '.' || c == ',' || c == ':' || c == '(' || c == ')') c = '_';
+// trace2receiver's normalizeForRegionDisplayName of each byte: ASCII letters in lower
+// case, ' ', '-', '.', ',', ':', '(' and ')' as '_', every other byte as it is.
+constexpr std::array<char, 256> MakeNormalizedBytes() {
+  std::array<char, 256> table{};
+  for (int c = 0; c < 256; ++c) table[c] = static_cast<char>(c);
+  for (int c = 'A'; c <= 'Z'; ++c) table[c] = static_cast<char>(c - 'A' + 'a');
+  for (const char c : {' ', '-', '.', ',', ':', '(', ')'})
+    table[static_cast<unsigned char>(c)] = '_';
+  return table;
+}
+constexpr std::array<char, 256> kNormalizedBytes = MakeNormalizedBytes();
+
+// Appends trace2receiver's normalizeForRegionDisplayName of `value` to *out.
+void AppendNormalizedName(absl::string_view value, std::string* out) {
+  const size_t start = out->size();
+  out->resize(start + value.size());
+  char* to = out->data() + start;
+  for (const char c : value) *to++ = kNormalizedBytes[static_cast<unsigned char>(c)];
+}
+
+// Sets *out to "<kind>(<category>,<label>)" with both normalized ("C" and "L" when empty).
+void SliceName(absl::string_view kind, const Event& e, std::string* out) {
+  out->assign(kind.data(), kind.size());
+  out->push_back('(');
+  if (e.category.empty()) {
+    out->push_back('C');
+  } else {
+    AppendNormalizedName(e.category, out);
   }
-  return out;
+  out->push_back(',');
+  if (e.label.empty()) {
+    out->push_back('L');
+  } else {
+    AppendNormalizedName(e.label, out);
+  }
+  out->push_back(')');
 }
 
 }  // namespace
@@ -83,17 +114,24 @@ std::string RenderMap(const JsonMap& map) {
   return out;
 }
 
-std::string ExeVerbMode(const Process& p, std::string* exe, std::string* exe_verb) {
-  *exe = p.argv.empty() ? std::string("unknown") : std::string(Basename(p.argv.front()));
-  if (exe->size() > 4 && absl::AsciiStrToLower(exe->substr(exe->size() - 4)) == ".exe") {
-    exe->resize(exe->size() - 4);
-  }
-  *exe_verb = *exe;
-  if (!p.verb.empty()) {
-    absl::StrAppend(exe_verb, ":",
-                    p.verb == "_run_dashed_" && p.argv.size() > 1 ? p.argv[1] : p.verb);
-  }
-  return p.mode.empty() ? *exe_verb : absl::StrCat(*exe_verb, "#", p.mode);
+void Span::Reset() {
+  type = SpanType::kRegion;
+  id = {};
+  parent_id.reset();
+  parent = nullptr;
+  name.clear();
+  start_ns = 0;
+  end_ns = 0;
+  open = true;
+  max_child_end = kNoTime;
+  attributes_json.clear();
+  attributes.clear();
+  status_code = kStatusUnset;
+  status_message.clear();
+  events.clear();
+  data.Clear();
+  timers.clear();
+  counters.clear();
 }
 
 bool InLine(const Span& span, bool all) {
@@ -124,23 +162,24 @@ std::string SpanBuilder::JsonList(const std::vector<absl::string_view>& items,
   return JsonList(all);
 }
 
-std::string SpanBuilder::DataValue(const Event& e) {
-  if (e.value_kind == reader::ValueKind::kJson && IsJsonText(e.value_string)) {
-    return std::string(e.value_string);
+Span* SpanBuilder::NewSpan(Process& p, SpanType type, Span* parent, absl::string_view name,
+                           int64_t ns) {
+  std::unique_ptr<Span> span;
+  if (free_spans_.empty()) {
+    span = std::make_unique<Span>();
+    span->attributes.reserve(kSpanAttributes);
+  } else {
+    span = std::move(free_spans_.back());
+    free_spans_.pop_back();
+    span->Reset();
   }
-  return JsonString(e.value_string);  // git's EVENT target writes data_int values as strings
-}
-
-Span* SpanBuilder::NewSpan(Process& p, SpanType type, Span* parent, std::string name, int64_t ns) {
-  auto span = std::make_unique<Span>();
-  span->attributes.reserve(kSpanAttributes);
   span->type = type;
   uint64_t id = 0;
   while (id == 0) id = SplitMix64(p.id_seed ^ SplitMix64(++p.next_span));
   for (int i = 7; i >= 0; --i, id >>= 8) span->id[i] = static_cast<uint8_t>(id);
   span->parent_id = parent->id;
   span->parent = parent;
-  span->name = std::move(name);
+  span->name.assign(name.data(), name.size());
   span->start_ns = std::max(ns, parent->start_ns);
   p.spans.push_back(std::move(span));
   return p.spans.back().get();
@@ -161,11 +200,16 @@ void SpanBuilder::Close(Process& p, Span* span, int64_t ns) {
 
 void SpanBuilder::WriteLine(Process& p, bool all) {
   if (out_ != nullptr) write_line_(p, all, out_);
-  std::vector<std::unique_ptr<Span>> kept;
+  // The spans written go back to the pool; the others keep their order.
+  size_t kept = 0;
   for (std::unique_ptr<Span>& span : p.spans) {
-    if (!InLine(*span, all)) kept.push_back(std::move(span));
+    if (InLine(*span, all)) {
+      free_spans_.push_back(std::move(span));
+    } else {
+      p.spans[kept++] = std::move(span);
+    }
   }
-  p.spans = std::move(kept);
+  p.spans.resize(kept);
   p.closed = 0;
 }
 
@@ -178,27 +222,13 @@ void SpanBuilder::AddThreadAndSite(Span* span, const Thread& th, const Event& e)
   }
 }
 
-void SpanBuilder::AddData(Process& p, uint32_t thread, const Event& e) {
-  std::string category(e.category);
-  std::string key(e.label);
-  if (e.nesting <= 1) {
-    p.data[category][key] = DataValue(e);
-    return;
-  }
-  // Data at nesting n belongs to the region at nesting n - 1, the innermost one.
-  const absl::Span<const reader::Slice> regions = model_.OpenRegions(thread);
-  if (regions.empty() || regions.back().nesting != e.nesting - 1) return;
-  Span* region = slot_spans_[regions.back().slot];
-  if (region == nullptr) return;  // a region of a thread after its exit: no span
-  region->data[category][key] = DataValue(e);
-}
-
 void SpanBuilder::OnProcessBegin(const reader::ProcessTrack& track, const Event& first) {
   auto process = std::make_unique<Process>();
   Process& p = *process;
   p.index = track.index;
   p.sid = track.sid;
   p.ids = ProcessIdsFromSid(track.sid);
+  p.trace_hex = HexId(p.ids.trace_id);
   for (uint8_t b : p.ids.span_id) p.id_seed = (p.id_seed << 8) | b;
   p.span.type = SpanType::kProcess;
   p.span.id = p.ids.span_id;
@@ -217,12 +247,19 @@ void SpanBuilder::OnSliceBegin(const reader::Slice& slice, const Event& e) {
     case reader::SliceKind::kThread: {
       if (threads_.size() <= slice.thread) threads_.resize(slice.thread + 1);
       Thread& th = threads_[slice.thread];
-      th.id = e.thread_id;
+      th.id = e.thread_tid != 0 ? e.thread_tid : e.thread_id;  // kernel tid, else number
       th.name = std::string(e.thread_name);
+      th.attributes_json.clear();
+      {
+        OutputCursor c(&th.attributes_json);
+        PutIntAttribute("thread.id", static_cast<int64_t>(th.id), c);
+        c.Put(',');
+        PutStringAttribute("thread.name", th.name, &scratch_, c);
+      }
       if (e.thread_name == "main") {
         th.span = &p.span;
       } else {
-        th.span = NewSpan(p, SpanType::kThread, &p.span, std::string(e.thread_name), now_ns_);
+        th.span = NewSpan(p, SpanType::kThread, &p.span, e.thread_name, now_ns_);
         th.span->attributes.emplace_back("trace2.span.type", "thread");
         th.span->attributes.push_back(Int("thread.id", static_cast<int64_t>(th.id)));
         th.span->attributes.emplace_back("thread.name", th.name);
@@ -248,11 +285,8 @@ void SpanBuilder::OnSliceBegin(const reader::Slice& slice, const Event& e) {
 
 void SpanBuilder::BeginTask(Process& p, const reader::Slice& slice, const Event& e) {
   const Thread& th = threads_[slice.thread];
-  Span* span =
-      NewSpan(p, SpanType::kTask, &p.span,
-              absl::StrCat("task(", e.category.empty() ? "C" : NormalizeRegionName(e.category), ",",
-                           e.label.empty() ? "L" : NormalizeRegionName(e.label), ")"),
-              now_ns_);
+  SliceName("task", e, &name_);
+  Span* span = NewSpan(p, SpanType::kTask, &p.span, name_, now_ns_);
   // Its parent: its parent task while that one is open, else the process.
   if (auto it = p.tasks.find(slice.task); slice.task != 0 && it != p.tasks.end()) {
     span->parent_id = it->second->id;
@@ -284,27 +318,50 @@ void SpanBuilder::BeginRegion(Process& p, const reader::Slice& slice, const Even
   slot = nullptr;
   // An event of a thread after its exit (and the regions inside such a region): no span.
   if (parent == nullptr || !parent->open) return;
-  Span* span =
-      NewSpan(p, SpanType::kRegion, parent,
-              absl::StrCat("region(", e.category.empty() ? "C" : NormalizeRegionName(e.category),
-                           ",", e.label.empty() ? "L" : NormalizeRegionName(e.label), ")"),
-              now_ns_);
+  SliceName("region", e, &name_);
+  Span* span = NewSpan(p, SpanType::kRegion, parent, name_, now_ns_);
   // The outermost region of a thread working for an open task is the task's child (its
   // span parent only: the thread span keeps its times, as the task may end first).
+  // Its attributes are written as text now: tracewire.task.id, trace2.span.type,
+  // trace2.region.repoid, trace2.region.nesting, trace2.region.message, thread.id,
+  // thread.name, code.filepath and code.lineno, as AddThreadAndSite and the line writer
+  // would write them.
+  OutputCursor c(&span->attributes_json);
   if (slice.parent == reader::kNoIndex && slice.task != 0) {
     if (auto it = p.tasks.find(slice.task); it != p.tasks.end()) {
       span->parent_id = it->second->id;
-      span->attributes.emplace_back("tracewire.task.id", absl::StrCat(slice.task));
+      PutAttributeKey("tracewire.task.id", c);
+      c.PutLiteral(",\"value\":{\"stringValue\":\"");
+      c.PutUint(slice.task);
+      c.PutLiteral("\"}},");
     }
   }
-  span->attributes.emplace_back("trace2.span.type", "region");
-  span->attributes.emplace_back("trace2.region.repoid", absl::StrCat(e.repo.value_or(1)));
-  span->attributes.emplace_back("trace2.region.nesting", absl::StrCat(e.nesting));
+  c.PutLiteral(
+      "{\"key\":\"trace2.span.type\",\"value\":{\"stringValue\":\"region\"}},"
+      "{\"key\":\"trace2.region.repoid\",\"value\":{\"stringValue\":\"");
+  c.PutInt(e.repo.value_or(1));
+  c.PutLiteral("\"}},{\"key\":\"trace2.region.nesting\",\"value\":{\"stringValue\":\"");
+  c.PutInt(e.nesting);
+  c.PutLiteral("\"}},");
   if (e.msg.has_value() && !e.msg->empty()) {
-    span->attributes.emplace_back("trace2.region.message",
-                                  std::string(ValidUtf8(*e.msg, &scratch_)));
+    PutStringAttribute("trace2.region.message", *e.msg, &scratch_, c);
+    c.Put(',');
   }
-  AddThreadAndSite(span, th, e);
+  c.Put(th.attributes_json);
+  if (!e.file.empty()) {
+    if (e.file != site_file_) {
+      site_file_.assign(e.file.data(), e.file.size());
+      site_json_.clear();
+      OutputCursor site(&site_json_);
+      site.Put(',');
+      PutStringAttribute("code.filepath", site_file_, &scratch_, site);
+    }
+    c.Put(site_json_);
+    if (e.line > 0) {
+      c.Put(',');
+      PutIntAttribute("code.lineno", e.line, c);
+    }
+  }
   slot = span;
 }
 
@@ -336,7 +393,7 @@ void SpanBuilder::BeginChild(Process& p, const reader::Slice& slice, const Event
   } else {
     name = absl::StrCat("child(class:", cls, ")");
   }
-  Span* span = NewSpan(p, SpanType::kChild, &p.span, std::move(name), now_ns_);
+  Span* span = NewSpan(p, SpanType::kChild, &p.span, name, now_ns_);
   span->attributes.emplace_back("trace2.span.type", "child");
   span->attributes.emplace_back("trace2.child.argv",
                                 JsonList(e.argv, e.is_git_command ? "git" : ""));
@@ -573,98 +630,6 @@ void SpanBuilder::Add(const Event& e, std::string* out) {
   if (e.kind == EventKind::kAtexit || e.kind == EventKind::kSignal) {
     if (Process* p = processes_[at_.process].get(); p != nullptr) EndProcess(*p);
   }
-}
-
-void SpanBuilder::ProcessAttributes(Process& p) {
-  std::string exe;
-  std::string exe_verb;
-  const std::string exe_verb_mode = ExeVerbMode(p, &exe, &exe_verb);
-  p.span.name = exe_verb_mode;
-  auto& attrs = p.span.attributes;
-  attrs.clear();
-  attrs.emplace_back("trace2.span.type", "process");
-#if defined(__x86_64__)
-  attrs.emplace_back("trace2.machine.arch", "amd64");
-#elif defined(__aarch64__)
-  attrs.emplace_back("trace2.machine.arch", "arm64");
-#endif
-  attrs.emplace_back("trace2.machine.os", "linux");
-  attrs.emplace_back("trace2.cmd.name", exe);
-  attrs.emplace_back("trace2.cmd.name_verb", exe_verb);
-  attrs.emplace_back("trace2.cmd.name_verb_mode", exe_verb_mode);
-  attrs.emplace_back("trace2.cmd.hierarchy", p.hierarchy);
-  attrs.emplace_back("trace2.cmd.exit_code", absl::StrCat(p.exit_code.value_or(-1)));
-  if (const std::optional<uint32_t> pid =
-          reader::PidFromSidComponent(reader::SidLastComponent(p.sid))) {
-    attrs.push_back(Int("process.pid", *pid));
-  }
-  if (p.exit_code.has_value()) attrs.push_back(Int("process.exit.code", *p.exit_code));
-  if (p.cpu_samples != 0) {
-    attrs.push_back(Int("tracewire.cpu_samples", static_cast<int64_t>(p.cpu_samples)));
-  }
-  if (p.cpu_samples_lost != 0) {
-    attrs.push_back(Int("tracewire.cpu_samples_lost", static_cast<int64_t>(p.cpu_samples_lost)));
-  }
-  if (!p.argv.empty()) attrs.emplace_back("trace2.cmd.argv", JsonList(p.argv));
-  if (!p.ancestry.empty()) attrs.emplace_back("trace2.cmd.ancestry", JsonList(p.ancestry));
-  if (!p.alias_key.empty()) {
-    attrs.emplace_back("trace2.cmd.alias.key", p.alias_key);
-    if (!p.alias_value.empty()) {
-      attrs.emplace_back("trace2.cmd.alias.value", JsonList(p.alias_value));
-    }
-  }
-  if (p.error_fmt.has_value() && !p.error_fmt->empty()) {
-    attrs.emplace_back("trace2.cmd.error.format", *p.error_fmt);
-  }
-  if (p.error_msg.has_value() && !p.error_msg->empty()) {
-    attrs.emplace_back("trace2.cmd.error.message", *p.error_msg);
-  }
-  if (!p.repos.empty()) {
-    std::string json;
-    JsonWriter jw(&json);
-    jw.BeginObject();
-    for (const auto& [id, worktree] : p.repos) {
-      jw.ObjectString(absl::StrCat(id), ValidUtf8(worktree, &scratch_));
-    }
-    jw.End();
-    attrs.emplace_back("trace2.repo.set", json);
-  }
-  if (!p.params.empty()) {
-    std::string json;
-    JsonWriter jw(&json);
-    jw.BeginObject();
-    for (const auto& [param, value] : p.params) {
-      std::string key(ValidUtf8(param, &scratch_));
-      jw.ObjectString(key, ValidUtf8(value.first, &scratch_));
-    }
-    jw.End();
-    attrs.emplace_back("trace2.param.set", json);
-  }
-  if (!p.span.timers.empty()) attrs.emplace_back("trace2.thread.timers", RenderMap(p.span.timers));
-  if (!p.span.counters.empty()) {
-    attrs.emplace_back("trace2.thread.counters", RenderMap(p.span.counters));
-  }
-  if (!p.data.empty()) attrs.emplace_back("trace2.process.data", RenderMap(p.data));
-  if (!p.timers.empty()) attrs.emplace_back("trace2.process.timers", RenderMap(p.timers));
-  if (!p.counters.empty()) attrs.emplace_back("trace2.process.counters", RenderMap(p.counters));
-
-  // Status: ERROR for a failed process (an error event, a non-zero exit code or a signal),
-  // OK for one that exited with 0, UNSET while its end is unknown.
-  p.span.status_code = kStatusUnset;
-  p.span.status_message.clear();
-  if (p.error_msg.has_value()) {
-    p.span.status_code = kStatusError;
-    p.span.status_message = p.error_msg->empty() ? "error" : *p.error_msg;
-  } else if (p.signo.has_value()) {
-    p.span.status_code = kStatusError;
-    p.span.status_message = absl::StrCat("killed by signal ", *p.signo);
-  } else if (p.exit_code.has_value() && *p.exit_code != 0) {
-    p.span.status_code = kStatusError;
-    p.span.status_message = absl::StrCat("exit code ", *p.exit_code);
-  } else if (p.exit_code.has_value()) {
-    p.span.status_code = kStatusOk;
-  }
-  p.span.events = p.errors;
 }
 
 void SpanBuilder::EndProcess(Process& p) {

@@ -20,6 +20,7 @@
 
 #include "absl/strings/string_view.h"
 #include "reader/event.h"
+#include "reader/targets/otlp_data_map.h"
 #include "reader/targets/otlp_ids.h"
 #include "reader/track_model.h"
 
@@ -83,13 +84,19 @@ struct Span {
   int64_t end_ns = 0;
   bool open = true;
   int64_t max_child_end = kNoTime;
+  // The first attributes as JSON text: their array elements (otlp_attribute_json.h),
+  // separated by commas. A region's are rendered when it begins; `attributes` follow.
+  std::string attributes_json;
   std::vector<Attribute> attributes;
   int status_code = kStatusUnset;
   std::string status_message;  // with kStatusError
   std::vector<SpanEvent> events;
-  JsonMap data;      // regions
+  DataMap data;      // regions
   JsonMap timers;    // threads (and the process span for main)
   JsonMap counters;  // threads (and the process span for main)
+
+  // Makes the span as new, keeping the storage of its members for reuse.
+  void Reset();
 };
 
 // A thread of an open process.
@@ -97,6 +104,8 @@ struct Thread {
   Span* span = nullptr;  // the thread span; the process span for main
   uint64_t id = 0;       // the trace's thread number (main = 0)
   std::string name;      // "main", "th01:worker", ...
+  // Its thread.id and thread.name attributes as JSON text (the regions' attributes_json).
+  std::string attributes_json;
 };
 
 // The samples of one gauge of a process not yet written (an OTLP Gauge metric).
@@ -112,6 +121,7 @@ struct Process {
   uint32_t index = 0;  // the track model's process index
   std::string sid;
   OtlpProcessIds ids;
+  std::string trace_hex;  // HexId(ids.trace_id)
   uint64_t id_seed = 0;
   uint64_t next_span = 0;
   Span span;                                 // the process span
@@ -180,7 +190,8 @@ class SpanBuilder : public reader::TrackListener {
   void OnEvent(const reader::Event& e, const reader::EventTracks& at);
 
  private:
-  Span* NewSpan(Process& p, SpanType type, Span* parent, std::string name, int64_t ns);
+  // A span from the pool (or a new one), named `name`, added to `p.spans`.
+  Span* NewSpan(Process& p, SpanType type, Span* parent, absl::string_view name, int64_t ns);
   void Close(Process& p, Span* span, int64_t ns);
   // Writes a line of `p` (see LineWriter), unless skipping, and drops the spans written.
   void WriteLine(Process& p, bool all);
@@ -210,6 +221,8 @@ class SpanBuilder : public reader::TrackListener {
   std::string JsonList(const std::vector<std::string>& items);
   std::string JsonList(const std::vector<absl::string_view>& items, absl::string_view first);
   std::string DataValue(const reader::Event& e);
+  // Appends the JSON text of data's value to *out.
+  void AppendDataValue(const reader::Event& e, std::string* out);
 
   LineWriter write_line_;
   MetricsWriter write_metrics_;
@@ -224,6 +237,13 @@ class SpanBuilder : public reader::TrackListener {
   int64_t now_ns_ = 0;             // the time slices begin and end at
   std::string* out_ = nullptr;     // the output of the current Add() or Finish(); null: skip
   std::string scratch_;
+  std::string name_;  // a region's or task's name being built
+  // The code.filepath attribute of the last region's call site as JSON text, after a comma.
+  std::string site_file_;
+  std::string site_json_;
+  // Spans whose line is written, kept for NewSpan to reuse (bounded by the most spans a
+  // process holds at once: its open spans and up to kMaxClosedSpans closed ones).
+  std::vector<std::unique_ptr<Span>> free_spans_;
 };
 
 }  // namespace tracewire::targets::otlp

@@ -21,9 +21,10 @@
 //     process.executable.name, process.command_args (a string array); process span
 //     process.pid, process.exit.code (ints, once the process ended); child spans
 //     process.pid, process.exit.code, process.command_args of the child; exec spans
-//     process.command_args; thread, region, child and exec spans thread.id (the trace's
-//     thread number, main = 0) and thread.name; region, child and exec spans
-//     code.filepath and code.lineno of the call that started them, where known;
+//     process.command_args; thread, region, child and exec spans thread.id (the kernel's
+//     thread id where the trace records it, else the trace's thread number, main = 0) and
+//     thread.name; region, child and exec spans code.filepath and code.lineno of the call that
+//     started them, where known;
 //   * span status: ERROR (code 2) with a message for a process that recorded an `error`
 //     (message: the first error's), was killed by a signal or exited non-zero; for a
 //     child that exited non-zero, could not be started or whose child_ready is not

@@ -14,6 +14,8 @@
 #      x86-64 one does (event, perf and folded formats, CPU samples symbolized from the
 #      arm64 ELF files on both).
 #   4. The CPU samples of the arm64 thread pool are attributed to its functions.
+#   5. The thread pool cross-built with CMake (install/aarch64-linux-gnu.cmake and
+#      find_package(tracewire) of the arm64 prefix) runs traced under qemu.
 #
 # Prints "PASS <check>" or "FAIL <check>: <why>" per check, the time of each step, and
 # ends with "arm64: N passed, N failed". Exits 1 if a check failed.
@@ -101,6 +103,20 @@ for program in linecount wordfreq; do
     "${qemu[@]}" "$work/$program" examples/c/linecount.c
   check "$program's arm64 trace validates on x86-64" "$tracewire" validate "$work/$program.traces"
 done
+
+# The CMake package: the thread pool cross-built with CMake (a toolchain file for
+# aarch64-linux-gnu, find_package of the installed arm64 tracewire), run under qemu.
+cmake_build=$work/cmake-threadpool
+mkdir -p "$work/cmake-pool.arm"
+check "cmake cross-build threadpool (find_package tracewire)" bash -c "
+  cmake -S examples/threadpool -B '$cmake_build' -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_TOOLCHAIN_FILE='$repo/install/aarch64-linux-gnu.cmake' \
+    -DCMAKE_PREFIX_PATH='$prefix' && cmake --build '$cmake_build' &&
+  file -L '$cmake_build/threadpool' | grep -q 'ARM aarch64'"
+check "cmake-built threadpool runs traced under qemu" env TRACEWIRE="$work/cmake-pool.arm" \
+  "${qemu[@]}" "$cmake_build/threadpool" 300
+check "cmake-built threadpool: the arm64 trace validates on x86-64" "$tracewire" validate \
+  "$work/cmake-pool.arm"
 
 # Events of a trace as comparable lines: the event format without times (timers' too),
 # pids, sids, thread ids, addresses, the parent processes (qemu's) and the gauges' values

@@ -2,7 +2,9 @@
 // timestamp read measured in the same binary, and bytes per event.
 //   bazel run -c opt //tests/bench:runtime_bench
 // BM_FreshProcessPasses runs this binary again as a fresh process (--fresh_process_passes)
-// that times its first pass of events (cold: every buffer is new) and a second one (warm).
+// that times its first pass of events (cold: every buffer is new) and a second one (warm);
+// BM_FreshProcessPassesTwoThreads does so on two threads at once, and
+// BM_FreshProcessPassesCpuProfile with the CPU profile on at 1,000 Hz.
 // BM_FlightVsStreaming runs such a process streaming and one in flight-recorder mode
 // (4 MiB ring) in each iteration: the ratio of their costs per event and their peak RSS.
 #include <spawn.h>
@@ -19,6 +21,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "benchmark/benchmark.h"
 #include "runtime/ancestry.h"
@@ -29,6 +33,8 @@ namespace {
 
 std::string g_trace_path;
 uint64_t g_flight_recorder_bytes = 0;  // the fresh process in flight-recorder mode
+unsigned g_cpu_profile_hz = 0;         // the fresh process with the CPU profile on
+int g_pass_threads = 1;                // threads recording the fresh process's passes
 
 void EnsureTracing() {
   static bool started = [] {
@@ -36,6 +42,7 @@ void EnsureTracing() {
     tw_settings settings{};
     settings.target = g_trace_path.c_str();
     settings.flight_recorder_bytes = g_flight_recorder_bytes;
+    settings.cpu_profile_hz = g_cpu_profile_hz;
     settings.categories = "*,-filtered";  // BM_FilteredRegion's category
     tw_initialize_clock();
     return tw_initialize_with(&settings) == 0;
@@ -237,12 +244,30 @@ double PeakRssBytes() {
 // The child side: a fresh process that starts tracing, then times a cold pass and a warm
 // pass of kPassEvents with the default settings, and the clock read before and after;
 // then its peak RSS. In flight-recorder mode it ends with a dump.
+// With g_pass_threads > 1, as many threads run both passes at once; the figures are
+// their means.
 int FreshProcessPasses() {
   const double base_rss = PeakRssBytes();
   EnsureTracing();
   const double clock_before = ClockReadNanos();
-  const Pass cold = RegionPass();
-  const Pass warm = RegionPass();
+  std::vector<Pass> colds(g_pass_threads), warms(g_pass_threads);
+  std::vector<std::thread> others;
+  for (int t = 1; t < g_pass_threads; ++t) {
+    others.emplace_back([&colds, &warms, t] {
+      colds[t] = RegionPass();
+      warms[t] = RegionPass();
+    });
+  }
+  colds[0] = RegionPass();
+  warms[0] = RegionPass();
+  for (std::thread& other : others) other.join();
+  Pass cold{0, 0}, warm{0, 0};
+  for (int t = 0; t < g_pass_threads; ++t) {
+    cold.ns_per_event += colds[t].ns_per_event / g_pass_threads;
+    cold.minor_faults += colds[t].minor_faults / g_pass_threads;
+    warm.ns_per_event += warms[t].ns_per_event / g_pass_threads;
+    warm.minor_faults += warms[t].minor_faults / g_pass_threads;
+  }
   const double clock_after = ClockReadNanos();
   if (g_flight_recorder_bytes != 0 && tw_flight_recorder_dump() != 0) return 1;
   printf("%f %f %ld %f %ld %f %f\n", (clock_before + clock_after) / 2, cold.ns_per_event,
@@ -299,11 +324,11 @@ FreshResult RunFreshProcess(const char* mode_flag) {
 // Each iteration runs one fresh process. Counters: clock_ns (the clock read), cold_ns and
 // warm_ns per event, their ratios to clock_ns, and the recording thread's minor page faults
 // per pass of 10 M events.
-void BM_FreshProcessPasses(benchmark::State& state) {
+void FreshProcessCounters(benchmark::State& state, const char* mode_flag) {
   double clock = 0, cold = 0, warm = 0, cold_faults = 0, warm_faults = 0;
   int runs = 0;
   for (auto _ : state) {
-    const FreshResult r = RunFreshProcess("");
+    const FreshResult r = RunFreshProcess(mode_flag);
     if (!r.ok) {
       state.SkipWithError("the fresh process did not report its passes");
       return;
@@ -326,7 +351,30 @@ void BM_FreshProcessPasses(benchmark::State& state) {
   state.counters["cold_faults"] = cold_faults / runs;
   state.counters["warm_faults"] = warm_faults / runs;
 }
+
+void BM_FreshProcessPasses(benchmark::State& state) { FreshProcessCounters(state, ""); }
 BENCHMARK(BM_FreshProcessPasses)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
+
+constexpr const char* kTwoThreadsFlag = "--two_threads";
+constexpr const char* kCpuProfileFlag = "--cpu_profile";
+
+// The same with two threads recording both passes at once (their mean per event).
+void BM_FreshProcessPassesTwoThreads(benchmark::State& state) {
+  FreshProcessCounters(state, kTwoThreadsFlag);
+}
+BENCHMARK(BM_FreshProcessPassesTwoThreads)
+    ->UseManualTime()
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond);
+
+// The same with the CPU profile on at 1,000 Hz (TRACEWIRE_CPU_PROFILE=1000).
+void BM_FreshProcessPassesCpuProfile(benchmark::State& state) {
+  FreshProcessCounters(state, kCpuProfileFlag);
+}
+BENCHMARK(BM_FreshProcessPassesCpuProfile)
+    ->UseManualTime()
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond);
 
 constexpr const char* kFlightFlag = "--flight_recorder";
 constexpr uint64_t kFlightRingBytes = 4 << 20;
@@ -372,6 +420,8 @@ BENCHMARK(BM_FlightVsStreaming)->UseManualTime()->Iterations(3)->Unit(benchmark:
 int main(int argc, char** argv) {
   if (argc >= 2 && strcmp(argv[1], kFreshProcessFlag) == 0) {
     if (argc == 3 && strcmp(argv[2], kFlightFlag) == 0) g_flight_recorder_bytes = kFlightRingBytes;
+    if (argc == 3 && strcmp(argv[2], kTwoThreadsFlag) == 0) g_pass_threads = 2;
+    if (argc == 3 && strcmp(argv[2], kCpuProfileFlag) == 0) g_cpu_profile_hz = 1000;
     return FreshProcessPasses();
   }
   benchmark::Initialize(&argc, argv);

@@ -24,7 +24,7 @@ struct RunOptions {
   std::vector<std::string> unset_env;                    // removed from the environment
   std::string cwd;                                       // "" = the test's cwd
   std::string stdin_path;                                // "" = /dev/null
-  int timeout_seconds = 60;                              // killed (SIGKILL) after this
+  int timeout_seconds = 120;                             // SIGKILL after this (bounds hangs)
 };
 
 // Runs argv[0] (a path; not searched in PATH unless it has no '/') with `options`.

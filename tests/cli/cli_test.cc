@@ -342,10 +342,10 @@ TEST(DumpTest, ListsFramesWithOffsets) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<std::string> lines = Lines(r.out);
   ASSERT_GT(lines.size(), 100u);
-  EXPECT_EQ(lines[0], "00000000 file_header version=3");
+  EXPECT_EQ(lines[0], "00000000 file_header version=4");
   EXPECT_THAT(lines[1], StartsWith("00000010 clock_sync gen=1 freq=1000000000 "));
   EXPECT_THAT(lines[2], StartsWith("00000033 process_info gen=1 sid_string="));
-  EXPECT_THAT(r.out, HasSubstr("\n  0000005c version dt=1 site=1 exe_string=2\n"));
+  EXPECT_THAT(r.out, HasSubstr("\n  0000005d version dt=1 site=1 exe_string=2\n"));
   EXPECT_THAT(r.out, HasSubstr(" region_enter dt="));
   EXPECT_THAT(r.out, HasSubstr(" end_of_generation gen=1\n"));
   const size_t size = ReadFile(ImportedTrace()).size();

@@ -48,7 +48,7 @@ TEST(FlightDumpTest, DumpShowsTheHeaderFlag) {
   const CommandResult r = RunCommand({Tracewire(), "dump", dump});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out,
-              ::testing::StartsWith("00000000 file_header version=3 flight_recorder_dump\n"));
+              ::testing::StartsWith("00000000 file_header version=4 flight_recorder_dump\n"));
 }
 
 TEST(FlightDumpTest, StreamedTraceIsNotCalledADump) {

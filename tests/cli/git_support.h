@@ -20,9 +20,10 @@ bool HasGit();
 
 // Options for git commands run in `cwd` with HOME=`home`: hermetic (GIT_CONFIG_NOSYSTEM=1,
 // LC_ALL=C) and without any GIT_TRACE2_* or GIT_* setting of the test's own environment
-// (set the ones the test wants in `env` afterwards).
+// (set the ones the test wants in `env` afterwards). The timeout bounds hangs only: a few
+// git commands take well under a second on an idle machine, many seconds on a loaded one.
 RunOptions HermeticGitOptions(const std::string& home, const std::string& cwd,
-                              int timeout_seconds = 10);
+                              int timeout_seconds = 120);
 
 // Creates <root>/sub (a repository with one commit) and <root>/repo (two commits, a large
 // file `big`, `sub` as a submodule, an executable pre-commit hook that exits 0), untraced.

@@ -35,8 +35,10 @@ CommandResult ExpectSameForAnyJobs(const std::vector<std::string>& args,
     return RunCommand(argv, options);
   };
   const CommandResult serial = run(1, options);
-  // decode writes stripes of events on each thread (tools/commands/decode_stripes.h): with
-  // the default stripe size, and with stripes of 7 events (thousands of them here).
+  // decode formats blocks of events on every thread for a context-free format
+  // (tools/commands/decode_blocks.h) and writes stripes of events on each thread for the
+  // others (tools/commands/decode_stripes.h): with the default choice and stripe size, and
+  // in stripes of 7 events (thousands of them here) for every format.
   std::vector<std::string> stripes = {""};
   if (args[0] == "decode") stripes.push_back("7");
   for (const int jobs : parallel_jobs) {
@@ -44,7 +46,10 @@ CommandResult ExpectSameForAnyJobs(const std::vector<std::string>& args,
       SCOPED_TRACE(absl::StrCat(absl::StrJoin(args, " "), " --jobs=", jobs,
                                 stripe.empty() ? "" : " in stripes of ", stripe));
       RunOptions striped = options;
-      if (!stripe.empty()) striped.env.emplace_back("TRACEWIRE_DECODE_STRIPE_EVENTS", stripe);
+      if (!stripe.empty()) {
+        striped.env.emplace_back("TRACEWIRE_DECODE_STRIPE_EVENTS", stripe);
+        striped.env.emplace_back("TRACEWIRE_DECODE_BLOCKS", "0");
+      }
       const CommandResult parallel = run(jobs, striped);
       EXPECT_EQ(parallel.exit_code, serial.exit_code);
       EXPECT_EQ(parallel.err, serial.err);

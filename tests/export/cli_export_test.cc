@@ -29,10 +29,10 @@ std::string DemoTrace() {
   return path;
 }
 
-// Waits (at most 10 s) until `predicate` holds.
+// Waits until `predicate` holds (at most 60 s: a bound on hangs only).
 template <typename P>
 bool WaitFor(P predicate) {
-  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
   while (!predicate()) {
     if (absl::Now() > deadline) return false;
     absl::SleepFor(absl::Milliseconds(5));
@@ -80,7 +80,7 @@ void FollowWriter(const std::string& format) {
   const pid_t writer =
       Spawn({Tool("tests/testtool/testtool"), "trace2", "004child", "/bin/sh", "-c",
              absl::StrCat("i=0; while [ ! -e ", stop_file,
-                          " ] && [ $i -lt 1500 ]; do sleep 0.01; i=$((i+1)); done")},
+                          " ] && [ $i -lt 6000 ]; do sleep 0.01; i=$((i+1)); done")},
             {{"TRACEWIRE", trace}, {"TRACEWIRE_GENERATION_MS", "20"}});
   const pid_t follower = Spawn(
       {Tracewire(), "decode", "--follow", absl::StrCat("--format=", format), trace, "-o", out}, {});

@@ -28,7 +28,7 @@ RunningCollector::RunningCollector(tools::CollectorOptions options) {
 tools::CollectorStats RunningCollector::Stop(bool wait_for_disconnects, uint64_t connections) {
   if (collector_ == nullptr) return {};
   if (thread_.joinable()) {
-    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    const absl::Time deadline = absl::Now() + absl::Seconds(60);  // a bound on hangs only
     while (wait_for_disconnects && absl::Now() < deadline) {
       const tools::CollectorStats stats = collector_->stats();
       if (stats.active_connections == 0 && stats.connections >= connections) break;
@@ -68,7 +68,7 @@ Listener StartListener(const std::string& name, const std::string& kind,
   for (const std::string& flag : flags) absl::StrAppend(&command, " '", flag, "'");
   absl::StrAppend(&command, " 2>", l.log);
   l.pid = Spawn({"/bin/sh", "-c", command, Tool("tools/tracewire")}, {});
-  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);  // a bound on hangs only
   struct stat st;
   while (stat(l.socket.c_str(), &st) != 0 && absl::Now() < deadline) {
     absl::SleepFor(absl::Milliseconds(10));

@@ -22,7 +22,7 @@ class RunningCollector {
   explicit RunningCollector(tools::CollectorOptions options);
   ~RunningCollector() { Stop(); }
 
-  // Waits (at most 10 s, unless `wait_for_disconnects` is false) until no connection is
+  // Waits (at most 60 s, unless `wait_for_disconnects` is false) until no connection is
   // open, and `connections` were accepted, then stops the collector and returns its
   // counters.
   tools::CollectorStats Stop(bool wait_for_disconnects = true, uint64_t connections = 0);
@@ -49,7 +49,7 @@ struct Listener {
 };
 
 // Starts `tracewire listen af_unix:KIND:SOCKET --out DIR FLAGS...` (KIND stream or dgram)
-// through /bin/sh -c, after `shell_prefix` (e.g. "ulimit -n 16 &&"); waits (20 s at most)
+// through /bin/sh -c, after `shell_prefix` (e.g. "ulimit -n 16 &&"); waits (60 s at most)
 // for the socket file.
 Listener StartListener(const std::string& name, const std::string& kind,
                        const std::vector<std::string>& flags, const std::string& shell_prefix = "");

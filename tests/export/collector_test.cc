@@ -10,12 +10,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
@@ -298,6 +301,52 @@ TEST(CollectorTest, ListenAddressesAndSocketPaths) {
     ASSERT_GE(fd, 0);
     close(fd);
     EXPECT_TRUE(absl::IsFailedPrecondition(Collector::Listen(occupied).status()));
+  }
+}
+
+// A client that finds the socket file can connect at once: the socket is listening before
+// its file appears (a program started just after the file appeared once traced to nothing).
+TEST(CollectorTest, TheSocketFileAppearsOnlyWhenListening) {
+  CollectorOptions options;
+  options.socket_path = SocketPath("appears");
+  options.out_dir = TempDir("collector_appears");
+  const std::string dir = options.socket_path.substr(0, options.socket_path.rfind('/'));
+  for (const bool datagram : {false, true}) {
+    options.datagram = datagram;
+    for (int round = 0; round < 100; ++round) {
+      // The watcher connects the moment the file is there, while Listen is still running.
+      std::atomic<bool> stop{false};
+      int connect_errno = -1;
+      std::thread watcher([&] {
+        struct stat st;
+        while (!stop.load() &&
+               (stat(options.socket_path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode))) {
+        }
+        if (stop.load()) return;
+        const int fd = socket(AF_UNIX, (datagram ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+        sockaddr_un addr{};
+        addr.sun_family = AF_UNIX;
+        strncpy(addr.sun_path, options.socket_path.c_str(), sizeof(addr.sun_path) - 1);
+        connect_errno =
+            connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 ? 0 : errno;
+        close(fd);
+      });
+      absl::StatusOr<std::unique_ptr<Collector>> collector = Collector::Listen(options);
+      ASSERT_TRUE(collector.ok()) << collector.status();
+      stop.store(true);
+      watcher.join();
+      if (connect_errno != -1) {
+        ASSERT_EQ(connect_errno, 0) << "round " << round << (datagram ? " (datagram)" : "")
+                                    << ": " << strerror(connect_errno);
+      }
+      collector->reset();
+      struct stat st;
+      EXPECT_NE(stat(options.socket_path.c_str(), &st), 0) << "the socket file outlived it";
+    }
+  }
+  // No staging socket was left beside it.
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    EXPECT_NE(entry.path().filename().string(), absl::StrCat(".tracewire-listen-", getpid()));
   }
 }
 

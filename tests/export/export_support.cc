@@ -75,7 +75,8 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::map<std::string, st
 }
 
 int Wait(pid_t pid) {
-  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  // A bound on hangs only: a tool under a sanitizer on a loaded machine can take seconds.
+  const absl::Time deadline = absl::Now() + absl::Seconds(120);
   while (true) {
     int status = 0;
     const pid_t done = waitpid(pid, &status, WNOHANG);

@@ -31,7 +31,7 @@ std::string SocketPath(const std::string& name);
 // unless `env` sets them, so every run starts its own process tree.
 pid_t Spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env);
 
-// Waits for `pid`; returns its exit code (128 + signal if killed), -1 after 20 s (then it
+// Waits for `pid`; returns its exit code (128 + signal if killed), -1 after 120 s (then it
 // is killed).
 int Wait(pid_t pid);
 

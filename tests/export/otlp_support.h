@@ -50,7 +50,7 @@ SchemaCheck CheckOtlpSchema(const std::vector<std::string>& files);
 class OtlpReceiver {
  public:
   // Starts the receiver; fails the test (and endpoint() is empty) if it is not listening
-  // within 20 s.
+  // within 60 s.
   explicit OtlpReceiver(const std::string& script = "", int delay_ms = 0, int lifetime_s = 120);
   // Stops it (SIGTERM) and waits for it.
   ~OtlpReceiver();

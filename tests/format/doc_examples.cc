@@ -152,7 +152,7 @@ absl::StatusOr<std::string> TinyTrace() {
   site.label = "refresh";
   site.repo = 2;  // repo id 1
   const uint64_t region_site = g.InternSite(site);
-  const uint64_t status_args[] = {g.String("main"), 5'000'000'000};
+  const uint64_t status_args[] = {g.String("main"), 5'000'000'000, /*tid=*/1234};
   RETURN_IF_ERROR(g.Event(kMainThread, EventType::kThreadStatus, 5'000'000'010, status_args));
   const uint64_t start_args[] = {main_site, g.StringList({"git", "status"})};
   RETURN_IF_ERROR(g.Event(kMainThread, EventType::kStart, 5'000'000'020, start_args));
@@ -453,7 +453,8 @@ std::string SpecTableMarkdown() {
   for (const EventSpec& s : AllSpecs()) {
     std::vector<std::string> args, string_ids, stack_ids;
     for (const ArgSpec& arg : s.Args()) {
-      args.push_back(absl::StrCat("`", arg.name, "`:", type_name(arg.type)));
+      args.push_back(absl::StrCat("`", arg.name, "`:", type_name(arg.type),
+                                  arg.since != 0 ? absl::StrCat(" (v", arg.since, ")") : ""));
     }
     for (uint8_t i : s.StringIds()) string_ids.push_back(std::string(s.args[i].name));
     for (uint8_t i : s.StackIds()) stack_ids.push_back(std::string(s.args[i].name));

@@ -270,6 +270,35 @@ TEST(EventSpecTest, WireNumbersAreStable) {
   ASSERT_EQ(enter->num_args, 3);
   EXPECT_EQ(enter->args[1].name, "site");
   EXPECT_EQ(enter->args[2].name, "msg_string");
+  // Format version 4: the kernel thread id at the end of the thread records.
+  for (EventType type : {EventType::kThreadStart, EventType::kThreadStatus}) {
+    const EventSpec* spec = LookupSpec(type);
+    ASSERT_EQ(spec->num_args, 4) << spec->name;
+    EXPECT_EQ(spec->args[3].name, "tid");
+    EXPECT_EQ(spec->args[3].since, kThreadIdVersion);
+    EXPECT_EQ(spec->NumArgsIn(3), 3) << spec->name;
+    EXPECT_EQ(spec->NumArgsIn(kFormatVersion), 4) << spec->name;
+  }
+}
+
+TEST(EventSpecTest, ArgumentsAddedLaterTrailTheirRow) {
+  // A record of an older version is a prefix of the row: arguments a version added come
+  // after every argument of the versions before it, and no version is newer than the format.
+  for (const EventSpec& s : AllSpecs()) {
+    uint8_t since = 0;
+    for (const ArgSpec& arg : s.Args()) {
+      EXPECT_GE(arg.since, since) << s.name << " " << arg.name;
+      EXPECT_LE(arg.since, kFormatVersion) << s.name << " " << arg.name;
+      since = arg.since;
+    }
+    EXPECT_EQ(s.NumArgsIn(0), s.base_args) << s.name;
+    EXPECT_EQ(s.NumArgsIn(kFormatVersion), s.num_args) << s.name;
+    EXPECT_EQ(s.newest_arg, since) << s.name;
+    for (uint8_t i = s.base_args; i < s.num_args; ++i) {
+      // Only plain values: a later argument a reader takes as 0 must mean "not recorded".
+      EXPECT_EQ(s.args[i].type, ArgType::kUint) << s.name << " " << s.args[i].name;
+    }
+  }
 }
 
 }  // namespace

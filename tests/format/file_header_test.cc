@@ -13,8 +13,8 @@ namespace {
 TEST(FileHeaderTest, EncodesExactBytes) {
   const std::string header = EncodeFileHeader(kFormatVersion);
   ASSERT_EQ(header.size(), kFileHeaderSize);
-  EXPECT_EQ(header, std::string("\x89TWR\r\n\x1a\n\x03\x00\x00\x00\x00\x00\x00\x00", 16));
-  EXPECT_EQ(kFormatVersion, 3u);
+  EXPECT_EQ(header, std::string("\x89TWR\r\n\x1a\n\x04\x00\x00\x00\x00\x00\x00\x00", 16));
+  EXPECT_EQ(kFormatVersion, 4u);
   EXPECT_EQ(EncodeFileHeader(0x04030201).substr(8, 4), "\x01\x02\x03\x04");
 }
 

@@ -61,8 +61,8 @@ TEST(RawDecoderTest, ErrorsNameTheOffsetAndTheReason) {
   const ErrorCase cases[] = {
       {"unknown type at top level", Scope::kFrame, end_of_generation + Bytes({200, 0x00}), 16, 1,
        absl::StatusCode::kDataLoss, 18, 18, "unknown event type 200 in the top level"},
-      {"unknown type in an event body", Scope::kEventBody, region_enter + Bytes({100, 0x01}), 100, 1,
-       absl::StatusCode::kDataLoss, 104, 104, "unknown event type 100 in the event batch body"},
+      {"unknown type in an event body", Scope::kEventBody, region_enter + Bytes({100, 0x01}), 100,
+       1, absl::StatusCode::kDataLoss, 104, 104, "unknown event type 100 in the event batch body"},
       {"type 0", Scope::kStringBody, Bytes({0x00}), 7, 0, absl::StatusCode::kDataLoss, 7, 7,
        "unknown event type 0 in the string batch body"},
       {"unknown experimental type at top level", Scope::kFrame, Bytes({128, 0x01, 0x00}), 0, 0,
@@ -185,6 +185,38 @@ TEST(RawDecoderTest, UnknownExperimentalEventsDecodeGenerically) {
   EXPECT_EQ(event.type, static_cast<uint8_t>(EventType::kRegionEnter));
   EXPECT_EQ(event.offset, 214u);
   EXPECT_FALSE(*decoder.Next(&event));
+  EXPECT_TRUE(decoder.AtEnd());
+}
+
+TEST(RawDecoderTest, ThreadRecordsOfVersion3HaveNoTid) {
+  // thread_status dt=1 name_string=2 start_time=3, then thread_start dt=1 site=1
+  // name_string=2: the version 3 layout, without the tid.
+  const std::string v3 = Bytes({0x2f, 0x01, 0x02, 0x03}) + Bytes({0x21, 0x01, 0x01, 0x02});
+  RecordDecoder old(v3, 0, Scope::kEventBody, 3);
+  RawEvent event;
+  ASSERT_TRUE(*old.Next(&event));
+  EXPECT_EQ(event.Name(), "thread_status");
+  EXPECT_EQ(event.size, 4u);
+  EXPECT_EQ(event.Arg("start_time"), 3u);
+  EXPECT_EQ(event.Arg("tid"), 0u);  // not recorded
+  ASSERT_TRUE(*old.Next(&event));
+  EXPECT_EQ(event.Name(), "thread_start");
+  EXPECT_EQ(event.Arg("name_string"), 2u);
+  EXPECT_EQ(event.Arg("tid"), 0u);
+  EXPECT_TRUE(old.AtEnd());
+
+  // Read as version 4 the same bytes are misframed: thread_status takes the next byte as
+  // its tid, and what follows is no record of an event body.
+  RecordDecoder current(v3, 0, Scope::kEventBody);
+  ASSERT_TRUE(*current.Next(&event));
+  EXPECT_EQ(event.Arg("tid"), 0x21u);
+  EXPECT_FALSE(current.Next(&event).ok());
+
+  // Version 4: the tid (here 4242, two bytes) ends the record.
+  const std::string v4 = Bytes({0x2f, 0x01, 0x02, 0x03, 0x92, 0x21});
+  RecordDecoder decoder(v4, 0, Scope::kEventBody, 4);
+  ASSERT_TRUE(*decoder.Next(&event));
+  EXPECT_EQ(event.Arg("tid"), 4242u);
   EXPECT_TRUE(decoder.AtEnd());
 }
 

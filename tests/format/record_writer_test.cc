@@ -40,6 +40,27 @@ TEST(RecordWriterTest, SameBytesAsAppendRecordForEveryRow) {
   }
 }
 
+TEST(RecordWriterTest, ArgumentsAddedLaterMayBeLeftOut) {
+  // thread_status without its tid (added by format version 4): written as 0, the byte
+  // layout of the full row.
+  const std::vector<uint64_t> without = {1, 2, 3};
+  const std::vector<uint64_t> with_zero = {1, 2, 3, 0};
+  std::string expected;
+  ASSERT_TRUE(AppendRecord(&expected, EventType::kThreadStatus, with_zero).ok());
+  std::string encoded;
+  ASSERT_TRUE(AppendRecord(&encoded, EventType::kThreadStatus, without).ok());
+  EXPECT_EQ(encoded, expected);
+  std::string written;
+  ASSERT_TRUE(TryAppendRecord(&written, EventType::kThreadStatus, without));
+  EXPECT_EQ(written, expected);
+  EXPECT_EQ(RecordSize(EventType::kThreadStatus, without), expected.size());
+  // The row's older arguments may not be left out.
+  std::string out;
+  EXPECT_FALSE(AppendRecord(&out, EventType::kThreadStatus, {1, 2}).ok());
+  EXPECT_FALSE(TryAppendRecord(&out, EventType::kThreadStatus, {1, 2}));
+  EXPECT_TRUE(out.empty());
+}
+
 TEST(RecordWriterTest, RefusesWhatAppendRecordRejects) {
   struct Case {
     const char* what;

@@ -13,13 +13,21 @@
 # the log with the command that reproduces it. Prints one line per target with the
 # executions and coverage reached, and ends with "fuzz: N passed, N failed".
 # Extra arguments go to `bazel build`.
+#
+# --build-only does step 1 alone; --no-build does steps 2 and 3 with the fuzzers already
+# built, from $TRACEWIRE_FUZZ_BIN (their directory; by default asked of `bazel info`) and
+# runs no Bazel command, so it can run beside another Bazel command (tests/run_all.sh runs
+# it in the background while the arm64 tests and the examples run).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+mode=all
+case "${1:-}" in
+  --build-only) mode=build; shift ;;
+  --no-build) mode=run; shift ;;
+esac
 seconds=${1:-${TRACEWIRE_FUZZ_SECONDS:-48}}
 [ "$#" -gt 0 ] && shift
 targets=(reader_validate reader import splitter raw go_import)
-artifacts=${TRACEWIRE_FUZZ_ARTIFACTS:-$(mktemp -d /tmp/tracewire-fuzz.XXXXXX)}
-mkdir -p "$artifacts"
 
 bazel_flags=(--config=fuzz)
 if [ "${CI:-}" = "true" ]; then
@@ -27,12 +35,20 @@ if [ "${CI:-}" = "true" ]; then
 fi
 labels=()
 for target in "${targets[@]}"; do labels+=("//tests/fuzz:${target}_fuzzer"); done
-echo "== fuzz: bazel build ${bazel_flags[*]} ${labels[*]}"
-if ! bazel build "${bazel_flags[@]}" "$@" "${labels[@]}"; then
-  echo "fuzz: 0 passed, ${#targets[@]} failed (the fuzz targets did not build)"
-  exit 1
+if [ "$mode" != run ]; then
+  echo "== fuzz: bazel build ${bazel_flags[*]} ${labels[*]}"
+  if ! bazel build "${bazel_flags[@]}" "$@" "${labels[@]}"; then
+    echo "fuzz: 0 passed, ${#targets[@]} failed (the fuzz targets did not build)"
+    exit 1
+  fi
 fi
-bin=$(bazel info "${bazel_flags[@]}" bazel-bin 2>/dev/null)/tests/fuzz
+bin=${TRACEWIRE_FUZZ_BIN:-$(bazel info "${bazel_flags[@]}" bazel-bin 2>/dev/null)/tests/fuzz}
+if [ "$mode" = build ]; then
+  echo "fuzz: the fuzz targets are in $bin"
+  exit 0
+fi
+artifacts=${TRACEWIRE_FUZZ_ARTIFACTS:-$(mktemp -d /tmp/tracewire-fuzz.XXXXXX)}
+mkdir -p "$artifacts"
 
 passed=0
 failed=0

@@ -63,8 +63,9 @@ int64_t TimeOf(absl::string_view record) {
 }
 
 std::string Log(absl::string_view category, absl::string_view message, absl::string_view g,
-                int64_t t) {
-  return absl::StrCat("Log ", t, " G", g, " ", category.empty() ? "log" : category, " ", message);
+                absl::string_view task, int64_t t) {
+  return absl::StrCat("Log ", t, " G", g, " T", task, " ", category.empty() ? "log" : category, " ",
+                      message);
 }
 
 }  // namespace
@@ -97,16 +98,21 @@ GoSummary SummarizeGo(const std::vector<std::string>& records) {
     } else if (kind == "TaskEnd") {
       s.user_events.insert(
           absl::StrCat("TaskEnd ", t, " ", Field(line, "ID="), " ", Field(line, "Type=")));
-    } else if (kind == "RegionBegin" || kind == "RegionEnd") {
+    } else if (kind == "RegionBegin") {
+      s.user_events.insert(absl::StrCat(kind, " ", t, " G", g, " T", Field(line, "Task="), " ",
+                                        Field(line, "Type=")));
+    } else if (kind == "RegionEnd") {
       s.user_events.insert(absl::StrCat(kind, " ", t, " G", g, " ", Field(line, "Type=")));
     } else if (kind == "Log") {
-      s.user_events.insert(Log(Field(line, "Category="), Field(line, "Message="), g, t));
+      s.user_events.insert(
+          Log(Field(line, "Category="), Field(line, "Message="), g, Field(line, "Task="), t));
     } else if (kind == "StackSample") {
       ++s.samples[FirstFrame(r, "Stack=")];
     } else if (kind == "StateTransition" && absl::StrContains(line, " NotExist->") &&
                absl::StrContains(line, "Resource=Goroutine")) {
       int64_t id = 0;
       if (absl::SimpleAtoi(Field(line, "GoID="), &id)) s.goroutines.insert(id);
+      if (g != "-1") ++s.creations;
     }
   }
   return s;
@@ -124,22 +130,30 @@ absl::StatusOr<GoSummary> SummarizeImported(const std::string& trace) {
     const std::string g = absl::StrCat(e.thread_id);
     switch (e.kind) {
       case reader::EventKind::kTaskBegin:
+        if (e.category == "go.create") {
+          ++s.creations;
+          break;
+        }
         s.user_events.insert(absl::StrCat("TaskBegin ", t, " ", e.task_id, " ",
                                           e.parent_task == 0 ? ~uint64_t{0} : e.parent_task, " ",
                                           e.label));
         break;
       case reader::EventKind::kTaskEnd:
+        if (e.category == "go.create") break;
         s.user_events.insert(absl::StrCat("TaskEnd ", t, " ", e.task_id, " ", e.label));
         break;
       case reader::EventKind::kRegionEnter:
       case reader::EventKind::kRegionLeave:
         if (e.category != "go.region") break;
         s.user_events.insert(
-            absl::StrCat(e.kind == reader::EventKind::kRegionEnter ? "RegionBegin " : "RegionEnd ",
-                         t, " G", g, " ", e.label));
+            e.kind == reader::EventKind::kRegionEnter
+                ? absl::StrCat("RegionBegin ", t, " G", g, " T", e.adopted_task, " ", e.label)
+                : absl::StrCat("RegionEnd ", t, " G", g, " ", e.label));
         break;
       case reader::EventKind::kData:
-        if (e.category == "go.log") s.user_events.insert(Log(e.label, e.value_string, g, t));
+        if (e.category == "go.log") {
+          s.user_events.insert(Log(e.label, e.value_string, g, absl::StrCat(e.adopted_task), t));
+        }
         break;
       case reader::EventKind::kCpuSample:
         ++s.samples[e.stack.empty() ? std::string() : std::string(e.stack[0].func)];
@@ -200,6 +214,10 @@ std::string CompareImported(const GoSummary& go, const GoSummary& imported) {
     absl::StrAppend(&diff, "samples per function differ: Go ",
                     absl::StrJoin(go.samples, ",", absl::PairFormatter("=")), " imported ",
                     absl::StrJoin(imported.samples, ",", absl::PairFormatter("=")), "\n");
+  }
+  if (go.creations != imported.creations) {
+    absl::StrAppend(&diff, "goroutine creations (go.create flows) differ: Go ", go.creations,
+                    ", imported ", imported.creations, "\n");
   }
   if (go.goroutines != imported.goroutines) {
     absl::StrAppend(&diff, "created goroutines differ: Go ", go.goroutines.size(), ", imported ",

@@ -28,10 +28,14 @@ std::vector<std::string> GoRecords(absl::string_view text);
 
 // What both layers compare.
 struct GoSummary {
-  std::map<std::string, uint64_t> kinds;    // events by Go kind
-  std::multiset<std::string> user_events;   // "TaskBegin T=.. ID=.. Parent=.. Type=..", ...
+  std::map<std::string, uint64_t> kinds;  // events by Go kind
+  // "TaskBegin TIME ID PARENT TYPE", "RegionBegin TIME G TASK TYPE", "Log TIME G TASK ..."
+  std::multiset<std::string> user_events;
   std::map<std::string, uint64_t> samples;  // CPU samples by innermost function
   std::set<int64_t> goroutines;             // every goroutine a state transition names
+  // Goroutines created by another goroutine (GoCreate, GoCreateBlocked: Go's
+  // NotExist->Runnable/Waiting transitions in a goroutine); imported: go.create tasks.
+  uint64_t creations = 0;
 };
 
 // The summary of Go's records.

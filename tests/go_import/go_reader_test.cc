@@ -67,6 +67,14 @@ TEST_P(GoFixtureTest, ImportKeepsTasksRegionsLogsSamplesAndGoroutines) {
   ASSERT_TRUE(ours.ok()) << ours.status();
   EXPECT_EQ(CompareImported(go, *ours), "");
   EXPECT_FALSE(go.samples.empty());
+  // Not vacuous: goroutines are created by others, and regions and logs belong to tasks.
+  EXPECT_GE(go.creations, 500u);
+  size_t in_task = 0;
+  for (const std::string& event : go.user_events) {
+    in_task += (absl::StartsWith(event, "RegionBegin ") || absl::StartsWith(event, "Log ")) &&
+               !absl::StrContains(event, " T0 ");
+  }
+  EXPECT_GE(in_task, 40u);
 }
 
 TEST_P(GoFixtureTest, ImportNamesGoroutinesByStartFunction) {

@@ -291,6 +291,27 @@ TEST(TraceProcessorTest, ImportedGitTrace) {
   ExpectTraceProcessorAgrees(dir + "/git.twr");
 }
 
+// A Go execution trace's CPU samples: their frames are in no module the trace names, and
+// each still has a mapping (the trace processor counts frames without a valid one).
+TEST(TraceProcessorTest, ImportedGoTraceSamples) {
+  ASSERT_FALSE(Shell().empty());
+  const std::string out = TempDir("go") + "/go.twr";
+  ASSERT_EQ(RunTool({Tool("tools/tracewire"), "import", "--from=go",
+                     Tool("tests/go_import/testdata/go123.trace"), "-o", out},
+                    {}),
+            0);
+  const std::string pftrace = Decode(out, "perfetto", {}, 0);
+  const auto tp = [&](const std::string& sql) { return TraceProcessorQuery(Shell(), pftrace, sql); };
+  const Rows samples = tp("select count(*) from perf_sample");
+  ASSERT_EQ(samples.size(), 1u);
+  EXPECT_GT(Int(samples[0][0]), 0);
+  EXPECT_EQ(tp("select name, value from stats where name like 'stackprofile%' and value > 0"),
+            Rows());
+  EXPECT_EQ(tp("select count(*) from stack_profile_frame f left join stack_profile_mapping m on "
+               "f.mapping = m.id where m.id is null"),
+            Rows{{"0"}});
+}
+
 TEST(TraceProcessorTest, DamagedTraceWithSalvage) {
   const DemoAndTreeTraces traces = RecordDemoAndTree("tpdamaged");
   std::string bytes = ReadWholeFile(traces.demo_file);

@@ -672,7 +672,7 @@ TEST(QueryTest, DbFileOpensInSqliteClients) {
   Rows schema = ParseTsv(py_schema.out);
   schema.erase(schema.begin());
   EXPECT_EQ(schema, Select({demo}, schema_sql));
-  EXPECT_EQ(schema.size(), 17u);  // 14 tables, 3 views
+  EXPECT_EQ(schema.size(), 27u);  // 16 tables, 11 views
 }
 
 TEST(QueryTest, SalvageLoadsTheRowsBeforeTheDamage) {

@@ -31,8 +31,8 @@ using E = format::EventType;
 // Every field of an event that a consumer may read (those of other kinds are stale).
 std::string Fingerprint(const Event& e) {
   std::string out = e.DebugString();
-  absl::StrAppend(&out, " | ticks=", e.ticks, " thread_id=", e.thread_id, " wire=", e.wire_type,
-                  " utc=", e.utc_offset_sec, " stack=");
+  absl::StrAppend(&out, " | ticks=", e.ticks, " thread_id=", e.thread_id, " tid=", e.thread_tid,
+                  " wire=", e.wire_type, " utc=", e.utc_offset_sec, " stack=");
   for (const SymbolFrame& f : e.stack) absl::StrAppend(&out, f.pc, ":", f.func, ":", f.file, ";");
   if (e.kind == EventKind::kData || e.kind == EventKind::kDataJson) {
     absl::StrAppend(&out, " value=", static_cast<int>(e.value_kind), ":", e.value_string);
@@ -112,6 +112,9 @@ struct Mode {
   bool reader_decodes_unstarted = true;
   bool split = false;  // split_generations (with work)
   uint64_t min_part_events = 1;
+  // The budget for copies of framed generations: small ones leave generations uncopied
+  // (decoded by the reader), some or all of them.
+  size_t max_framed_bytes_per_job = size_t{40} << 20;
 };
 
 const Mode kModes[] = {
@@ -126,6 +129,13 @@ const Mode kModes[] = {
     {3, true, 2, 1, true, true, 1},
     {2, true, 1000, size_t{16} << 20, true, true, 2},
     {4, true, 1, 1, false, true, 1},
+    // Copies over the memory budget: none fits, or a few (the test generations are
+    // hundreds of bytes).
+    {2, false, 0, size_t{16} << 20, true, false, 1, 1},
+    {3, true, 1, 1, true, false, 1, 1},
+    {2, false, 0, 1, true, false, 1, 1500},
+    {3, true, 2, size_t{16} << 20, true, false, 1, 700},
+    {2, true, 1, 1, true, true, 1, 2000},
 };
 
 Outcome ReadParallel(absl::string_view bytes, bool salvage, const Mode& mode,
@@ -137,6 +147,7 @@ Outcome ReadParallel(absl::string_view bytes, bool salvage, const Mode& mode,
   parallel.reader_decodes_unstarted = mode.reader_decodes_unstarted;
   parallel.split_generations = mode.split;
   parallel.min_part_events = mode.min_part_events;
+  parallel.max_framed_bytes_per_job = mode.max_framed_bytes_per_job;
   if (mode.work) {
     parallel.make_work = [&mode] { return std::make_unique<FingerprintWork>(mode.block_events); };
     parallel.commit = [&out](CommittedBlock block) {
@@ -166,10 +177,12 @@ void ExpectSame(const Outcome& serial, const Outcome& parallel) {
 
 // Reads counting only, as `tracewire validate` does (ReaderOptions and ParallelOptions
 // count_only): `events` holds one line per event.
-Outcome ReadCounting(absl::string_view bytes, bool salvage, int jobs) {
+Outcome ReadCounting(absl::string_view bytes, bool salvage, int jobs,
+                     size_t max_framed_bytes_per_job = size_t{40} << 20) {
   Outcome out;
   ParallelOptions parallel;
   parallel.jobs = jobs;
+  parallel.max_framed_bytes_per_job = max_framed_bytes_per_job;
   parallel.count_only = true;
   parallel.commit = [&out](CommittedBlock block) {
     EXPECT_EQ(block.payload, nullptr);
@@ -203,12 +216,14 @@ Outcome ExpectSameEverywhere(const std::string& trace) {
     for (const Mode& mode : kModes) {
       SCOPED_TRACE(absl::StrCat("salvage=", salvage, " jobs=", mode.jobs, " work=", mode.work,
                                 " block=", mode.block_events, " queue=", mode.max_block_bytes,
-                                " split=", mode.split));
+                                " split=", mode.split,
+                                " framed_budget=", mode.max_framed_bytes_per_job));
       ExpectSame(serial, ReadParallel(trace, salvage, mode));
     }
     for (const int jobs : {1, 2, 3}) {
       SCOPED_TRACE(absl::StrCat("salvage=", salvage, " count_only jobs=", jobs));
       ExpectSameCount(serial, ReadCounting(trace, salvage, jobs));
+      ExpectSameCount(serial, ReadCounting(trace, salvage, jobs, /*framed budget=*/600));
     }
   }
   return strict;
@@ -229,21 +244,22 @@ GenBuilder Later(uint64_t gen, uint64_t sync, std::string sid = "SID0") {
 
 // Generations in which every kind of cross-generation state is used correctly: regions open
 // across boundaries and re-stated, children and execs pairing across generations, threads
-// starting in one generation and exiting in another, a thread re-stated without a name.
+// starting in one generation and exiting in another, a thread re-stated without a name, kernel
+// thread ids stated at a thread's start and in its re-statements (or not: then carried).
 std::vector<std::string> CrossingGenerations(int count, bool compress) {
   std::vector<std::string> gens;
   GenBuilder g1 = Base(1);
   g1.Ev(0, E::kStart, 1150, Site(g1), {g1.L({"demo"})});
   g1.Ev(0, E::kRegionEnter, 1200, g1.Site("a.c", 1, "outer", "o"), {g1.S("m")});
   g1.Ev(0, E::kChildStart, 1300, Site(g1), {1, g1.S("?"), 0, 0, 0, g1.L({"x"})});
-  g1.Ev(1, E::kThreadStart, 1250, Site(g1), {g1.S("th01:w")});
+  g1.Ev(1, E::kThreadStart, 1250, Site(g1), {g1.S("th01:w"), 4243});
   g1.Ev(1, E::kRegionEnter, 1260, g1.Site("w.c", 1, "work", "w"), {0});
   g1.Ev(0, E::kExec, 1400, Site(g1), {5, g1.S("git"), g1.L({"version"})});
   gens.push_back(g1.Finish(compress));
   uint64_t t = 10000;
   for (int gen = 2; gen <= count; ++gen, t += 10000) {
     GenBuilder g = Later(gen, t);
-    g.Raw(0, E::kThreadStatus, t, {g.S("main"), 1000});
+    g.Raw(0, E::kThreadStatus, t, {g.S("main"), 1000, 4242});
     g.Raw(0, E::kRegionActive, t + 1, {g.Site("a.c", 1, "outer", "o"), g.S("m"), 1200});
     if (gen == 2) {
       g.Ev(0, E::kChildExit, t + 100, Site(g), {1, 77, 0, 10});
@@ -255,15 +271,15 @@ std::vector<std::string> CrossingGenerations(int count, bool compress) {
       g.Ev(1, E::kData, t + 50, Site(g), {g.S("x")});
     } else if (gen == 3) {
       g.Ev(0, E::kChildReady, t + 100, Site(g), {2, 78, format::kChildReadyReady, 5});
-      g.Raw(1, E::kThreadStatus, t, {g.S("th01:w"), 1250});
+      g.Raw(1, E::kThreadStatus, t, {g.S("th01:w"), 1250, 4243});
       g.Raw(1, E::kRegionActive, t + 1, {g.Site("w.c", 1, "work", "w"), 0, 1260});
       g.Ev(1, E::kRegionLeave, t + 60, g.Site("w.c", 1, "work", "w"), {0});
       g.Ev(1, E::kThreadExit, t + 70, Site(g));
     } else if (gen == 4) {
       g.Ev(0, E::kChildExit, t + 100, Site(g), {2, 78, 0, 10});
-      g.Ev(2, E::kThreadStart, t + 10, Site(g), {g.S("th02:x")});
+      g.Ev(2, E::kThreadStart, t + 10, Site(g), {g.S("th02:x"), 4250});
     } else {
-      g.Raw(2, E::kThreadStatus, t, {g.S("th02:x"), t - 9990});
+      g.Raw(2, E::kThreadStatus, t, {g.S("th02:x"), t - 9990, 4250});
     }
     for (int i = 0; i < 20; ++i) {
       g.Ev(0, E::kDataInt, t + 200 + 10 * i, g.Site("a.c", 9, "c", "n"), {format::ZigzagEncode(i)});
@@ -340,6 +356,15 @@ TEST(ParallelDecodingTest, SpeculationThatDoesNotHold) {
     GenBuilder g2 = Later(2, 3000);
     g2.Ev(1, E::kData, 3100, Site(g2), {g2.S("v")});
     traces.emplace_back("unstated named thread", Trace({g1.Finish(), g2.Finish()}));
+  }
+  {  // A thread whose kernel thread id was stated goes on in generation 2 without a
+     // re-statement (its name and start time are a new thread's: only the id differs).
+    GenBuilder g1 = Base(1);
+    g1.Raw(3, E::kThreadStatus, 1200, {0, 1000, 99});
+    g1.Ev(3, E::kData, 1300, Site(g1), {g1.S("v")});
+    GenBuilder g2 = Later(2, 3000);
+    g2.Ev(3, E::kData, 3100, Site(g2), {g2.S("v")});
+    traces.emplace_back("unstated thread id", Trace({g1.Finish(), g2.Finish()}));
   }
   {  // An open region goes on in generation 2 without a re-statement.
     GenBuilder g1 = Base(1);

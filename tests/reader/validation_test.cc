@@ -54,9 +54,9 @@ TEST(ValidationTest, HeaderBadMagic) {
 }
 
 TEST(ValidationTest, HeaderUnsupportedVersion) {
-  ExpectError(format::EncodeFileHeader(4), absl::StatusCode::kUnimplemented,
-              "file header: byte offset 8: format version 4 is not supported (this build "
-              "reads 1 to 3)");
+  ExpectError(format::EncodeFileHeader(5), absl::StatusCode::kUnimplemented,
+              "file header: byte offset 8: format version 5 is not supported (this build "
+              "reads 1 to 4)");
 }
 
 TEST(ValidationTest, HeaderTruncated) {
@@ -365,7 +365,7 @@ TEST(ValidationTest, RepeatedFileHeaderWithAnotherVersion) {
   const std::string trace = Trace({gen, format::EncodeFileHeader(9)});
   ExpectError(trace, absl::StatusCode::kUnimplemented,
               absl::StrFormat("after generation 1: byte offset %d: repeated file header: format "
-                              "version 9 is not supported (this build reads 1 to 3)",
+                              "version 9 is not supported (this build reads 1 to 4)",
                               16 + gen.size()));
 }
 
@@ -556,6 +556,51 @@ TEST(ValidationTest, ThreadStatusNotFirst) {
               absl::StrFormat("generation 1, thread 0, event 1: byte offset %d: thread_status "
                               "must be the first record of the thread's stream in a generation",
                               FindRecordOffset(trace, E::kThreadStatus)));
+}
+
+TEST(ValidationTest, ThreadIdAboveTheLargest) {
+  GenBuilder g = Base();
+  g.Ev(1, E::kThreadStart, 1200, Site(g), {g.S("th01:w"), (uint64_t{1} << 22) + 1});
+  const std::string trace = Trace({g.Finish()});
+  ExpectError(trace, absl::StatusCode::kDataLoss,
+              absl::StrFormat("generation 1, thread 1, event 0: byte offset %d: thread_start tid "
+                              "4194305 is above the largest thread id 4194304",
+                              FindRecordOffset(trace, E::kThreadStart)));
+  GenBuilder g2 = Base();
+  g2.Raw(2, E::kThreadStatus, 1200, {g2.S("th02:w"), 1000, uint64_t{1} << 40});
+  const std::string trace2 = Trace({g2.Finish()});
+  ExpectError(trace2, absl::StatusCode::kDataLoss,
+              absl::StrFormat("generation 1, thread 2, event 0: byte offset %d: thread_status tid "
+                              "1099511627776 is above the largest thread id 4194304",
+                              FindRecordOffset(trace2, E::kThreadStatus)));
+}
+
+TEST(ValidationTest, ThreadIdsAreCarriedAndRestated) {
+  // A tid stated at thread_start, carried through a re-statement that states none (0), and
+  // the main thread's from its re-statements.
+  GenBuilder g1 = Base(1);
+  g1.Ev(1, E::kThreadStart, 1200, Site(g1), {g1.S("th01:w"), 4300});
+  g1.Ev(1, E::kData, 1300, Site(g1), {g1.S("a")});
+  GenBuilder g2(2, "SID0", 4242, 1000, 3000);
+  g2.Raw(0, E::kThreadStatus, 3000, {g2.S("main"), 1000, 4242});
+  g2.Raw(1, E::kThreadStatus, 3000, {g2.S("th01:w"), 1200});
+  g2.Ev(1, E::kData, 3100, Site(g2), {g2.S("b")});
+  g2.Ev(0, E::kData, 3200, Site(g2), {g2.S("c")});
+  const std::string trace = Trace({g1.Finish(), g2.Finish()});
+  reader::Reader r(reader::MemorySource(trace, "t.twr"), {});
+  std::vector<std::pair<std::string, uint64_t>> tids;
+  while (true) {
+    absl::StatusOr<const reader::Event*> e = r.Next();
+    ASSERT_TRUE(e.ok()) << e.status();
+    if (*e == nullptr) break;
+    tids.emplace_back(absl::StrCat((*e)->thread_name, " ", reader::EventKindName((*e)->kind)),
+                      (*e)->thread_tid);
+  }
+  EXPECT_EQ(tids, (std::vector<std::pair<std::string, uint64_t>>{{"main version", 0},
+                                                                  {"th01:w thread_start", 4300},
+                                                                  {"th01:w data", 4300},
+                                                                  {"th01:w data", 4300},
+                                                                  {"main data", 4242}}));
 }
 
 TEST(ValidationTest, RestatementMissesAnOpenRegion) {

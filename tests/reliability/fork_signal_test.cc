@@ -5,6 +5,7 @@
 // past tw_initialize must have its file: a forked child never writes its parent's data
 // (the fatal-signal path checks that it runs in the process that owns the buffers).
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -12,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -50,10 +52,25 @@ struct RunResult {
   int leader_status = 0;
 };
 
-// Starts fork_storm in a process group of its own with TRACEWIRE=dir, signals the group
-// with `signo` after `delay`, and waits until every process that holds the pid pipe (the
-// whole tree) has ended.
-RunResult RunOnce(const std::string& dir, int signo, absl::Duration delay) {
+// Reads the pid pipe `fd` into `text` until it holds `lines` lines (processes past
+// tw_initialize) or the pipe ends. The deadline bounds hangs only.
+void ReadPids(int fd, int lines, std::string* text) {
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  char buffer[4096];
+  while (std::count(text->begin(), text->end(), '\n') < lines && absl::Now() < deadline) {
+    pollfd ready = {fd, POLLIN, 0};
+    if (poll(&ready, 1, 100) <= 0) continue;
+    const ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n <= 0) return;
+    text->append(buffer, n);
+  }
+}
+
+// Starts fork_storm in a process group of its own with TRACEWIRE=dir, waits until
+// `started` of its processes got past tw_initialize (0: not at all), signals the group with
+// `signo` after `delay`, and waits until every process that holds the pid pipe (the whole
+// tree) has ended.
+RunResult RunOnce(const std::string& dir, int signo, absl::Duration delay, int started) {
   RunResult result;
   result.dir = dir;
   int pids[2];
@@ -79,10 +96,11 @@ RunResult RunOnce(const std::string& dir, int signo, absl::Duration delay) {
   }
   setpgid(leader, leader);
   close(pids[1]);
+  std::string text;
+  ReadPids(pids[0], started, &text);
   absl::SleepFor(delay);
   killpg(leader, signo);
   // The processes' pids, until every one of them has exited (end of file on the pipe).
-  std::string text;
   char buffer[4096];
   for (;;) {
     const ssize_t n = read(pids[0], buffer, sizeof(buffer));
@@ -124,12 +142,16 @@ TEST(ForkSignalTest, EveryTraceValidatesAndEveryInitializedProcessHasItsFile) {
     const std::string dir = absl::StrCat(base, "/", run);
     ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
     const int signo = signals[run % 3];
-    // 0.5 to 25 ms: within start-up, the first forks and the busy middle.
+    // 0.5 to 25 ms: within start-up, the first forks and the busy middle. Every other run
+    // counts them from the moment three processes of the tree got past tw_initialize (the
+    // leader, its first re-executed child and that one's), so that the runs trace process
+    // trees however slowly a loaded machine starts them.
     const absl::Duration delay =
         absl::Microseconds(std::uniform_int_distribution<int>(500, 25000)(random));
-    const RunResult result = RunOnce(dir, signo, delay);
-    SCOPED_TRACE(absl::StrFormat("run %d: signal %d after %s, %s", run, signo,
-                                 absl::FormatDuration(delay), dir));
+    const int started = run % 2 == 1 ? 3 : 0;
+    const RunResult result = RunOnce(dir, signo, delay, started);
+    SCOPED_TRACE(absl::StrFormat("run %d: signal %d after %s from %d processes started, %s", run,
+                                 signo, absl::FormatDuration(delay), started, dir));
     // No process of the tree hung (fork_storm reports a child stuck for 5 s).
     const std::string log = dir + ".stderr";
     std::string errors;

@@ -234,6 +234,12 @@ TEST_F(ApiTest, ThreadsTimersCounters) {
   const DecodedEvent start = One("thread_start");
   EXPECT_EQ(start.Str("name_string"), "th01:worker_with_a_very_");  // cut to 24 bytes
   EXPECT_EQ(start.thread, 1u);
+  // The kernel thread ids: the worker's own, not main's (tests/perfetto/thread_ids_test
+  // compares them with what gettid() gave each thread).
+  const DecodedEvent main_status = trace_.Events("thread_status")[0];
+  EXPECT_NE(start.Arg("tid"), 0u);
+  EXPECT_NE(main_status.Arg("tid"), 0u);
+  EXPECT_NE(start.Arg("tid"), main_status.Arg("tid"));
   const std::vector<DecodedEvent> th_timers = trace_.Events("th_timer");
   ASSERT_EQ(th_timers.size(), 2u);  // the worker's, then main's at exit
   EXPECT_EQ(th_timers[0].thread, 1u);
@@ -260,7 +266,6 @@ TEST_F(ApiTest, TimesStrictlyIncreasePerThread) {
     last[e.thread] = e.time;
   }
 }
-
 
 // The seconds from tw_initialize_clock() to the `start` event of a child that waits 30 ms
 // between tw_initialize_clock() and tw_initialize(), on the clock TRACEWIRE_CLOCK chooses.
@@ -290,11 +295,11 @@ std::pair<double, uint64_t> SecondsFromClockToStart(const std::string& clock) {
 TEST(ClockTest, TheStartInstantIsTwInitializeClockOnEitherClock) {
   const auto [tsc_seconds, tsc_rate] = SecondsFromClockToStart("");
   EXPECT_GE(tsc_seconds, 0.029);
-  EXPECT_LT(tsc_seconds, 5.0);
+  EXPECT_LT(tsc_seconds, 60.0);  // not a far older origin (the boot); a loaded machine is slow
   const auto [monotonic_seconds, monotonic_rate] = SecondsFromClockToStart("monotonic");
   EXPECT_EQ(monotonic_rate, 1'000'000'000u);
   EXPECT_GE(monotonic_seconds, 0.029);
-  EXPECT_LT(monotonic_seconds, 5.0);
+  EXPECT_LT(monotonic_seconds, 60.0);
 }
 
 // The `version` event's exe: tw_initialize_with's app_version, else TRACEWIRE_APP_VERSION,

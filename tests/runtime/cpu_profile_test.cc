@@ -55,6 +55,17 @@ extern "C" __attribute__((noinline)) void TwTestBurnHeavy(double cpu_seconds) {
   g_sink += x;
 }
 
+// Recurses `depth` frames deep, then burns `cpu_seconds` of CPU time: samples taken there
+// are records of about `depth` words.
+extern "C" __attribute__((noinline)) void TwTestDeep(int depth, double cpu_seconds) {
+  if (depth <= 1) {
+    TwTestBurnHeavy(cpu_seconds);
+  } else {
+    TwTestDeep(depth - 1, cpu_seconds);
+  }
+  g_sink += static_cast<uint64_t>(depth);  // not a tail call: every frame stays
+}
+
 extern "C" __attribute__((noinline)) void TwTestBurnLight(double cpu_seconds) {
   const double end = ThreadCpuSeconds() + cpu_seconds;
   uint64_t x = 2;
@@ -220,28 +231,78 @@ TEST(CpuProfileTest, SamplesFollowCpuTimeRegionsAndThreads) {
 // A thread that never records an event while it burns still has its samples written, by
 // the background thread at each generation cut, inside the region it is in.
 TEST(CpuProfileTest, SilentThreadIsDrainedAtGenerationCuts) {
-  const std::string dir = MakeTempDir("cpu_profile_silent");
-  const int status = RunInChild(ProfileEnv(dir, {{"TRACEWIRE_GENERATION_MS", "50"}}), [] {
-    tw_initialize();
-    tw_region_enter("prof", "silent", TW_NO_REPO);
-    TwTestBurnHeavy(0.3);
-    tw_region_leave("prof", "silent", TW_NO_REPO);
-    return tw_cmd_exit(0);
-  });
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  const DecodedTrace trace = ReadOnlyTrace(dir);
-  const ProfileView view = ViewProfile(trace);
+  // The cuts are made by the background thread, which a busy machine can starve for a
+  // whole burn: the program runs again, burning twice as long, until its samples span
+  // several generations (at most 4 runs, a bound on hangs only).
   std::set<uint64_t> generations_with_samples;
   int burning = 0;
-  for (const AttributedSample& s : view.samples) {
-    if (!StackHas(s.sample, "TwTestBurnHeavy")) continue;
-    ++burning;
-    generations_with_samples.insert(s.sample.gen);
-    EXPECT_EQ(s.regions, std::vector<std::string>{"silent"});
+  for (double seconds = 0.3; seconds < 3; seconds *= 2) {
+    const std::string dir = MakeTempDir("cpu_profile_silent");
+    const int status = RunInChild(ProfileEnv(dir, {{"TRACEWIRE_GENERATION_MS", "50"}}), [seconds] {
+      tw_initialize();
+      tw_region_enter("prof", "silent", TW_NO_REPO);
+      TwTestBurnHeavy(seconds);
+      tw_region_leave("prof", "silent", TW_NO_REPO);
+      return tw_cmd_exit(0);
+    });
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    const DecodedTrace trace = ReadOnlyTrace(dir);
+    const ProfileView view = ViewProfile(trace);
+    generations_with_samples.clear();
+    burning = 0;
+    for (const AttributedSample& s : view.samples) {
+      if (!StackHas(s.sample, "TwTestBurnHeavy")) continue;
+      ++burning;
+      generations_with_samples.insert(s.sample.gen);
+      EXPECT_EQ(s.regions, std::vector<std::string>{"silent"});
+    }
+    if (generations_with_samples.size() >= 3) break;
   }
   EXPECT_GT(burning, 40);  // 0.3 s at 250 Hz: about 75
   // 0.3 s in 50 ms generations: the samples are spread over several.
   EXPECT_GE(generations_with_samples.size(), 3u);
+}
+
+// A silent thread's ring is filled by its handler and drained by the background thread at
+// each generation cut: over 1.5 s of CPU time in a 60-frame stack (records of about 65
+// words) the ring (4096 words at 250 Hz and 50 ms generations) is reused several times.
+// Every sample keeps its whole stack (a record overwritten while it was read would not).
+// Under ThreadSanitizer, the reuse of the words is ordered by the drain's release of the
+// ring's tail to the handler's acquire.
+TEST(CpuProfileTest, SilentThreadsRingIsReusedWhileAnotherThreadDrainsIt) {
+  constexpr int kDepth = 60;
+  const std::string dir = MakeTempDir("cpu_profile_reuse");
+  const int status = RunInChild(ProfileEnv(dir, {{"TRACEWIRE_GENERATION_MS", "50"}}), [] {
+    tw_initialize();
+    std::thread deep([] {
+      tw_thread_start("deep");
+      tw_region_enter("prof", "deep", TW_NO_REPO);
+      TwTestDeep(kDepth, 1.5);
+      tw_region_leave("prof", "deep", TW_NO_REPO);
+      tw_thread_exit();
+    });
+    deep.join();
+    return tw_cmd_exit(0);
+  });
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  const ProfileView view = ViewProfile(ReadOnlyTrace(dir));
+  int samples = 0;
+  uint64_t words = 0;  // what the samples took in the ring: 3 words and their frames
+  std::set<uint64_t> generations;
+  for (const AttributedSample& s : view.samples) {
+    const std::vector<std::string>& frames = s.sample.stack_functions;
+    const int deep_frames =
+        static_cast<int>(std::count(frames.begin(), frames.end(), "TwTestDeep"));
+    if (deep_frames == 0) continue;
+    ++samples;
+    words += 3 + frames.size();
+    generations.insert(s.sample.gen);
+    EXPECT_GE(deep_frames, kDepth - 1) << "a sample lost part of its stack";
+    EXPECT_EQ(s.regions, std::vector<std::string>{"deep"});
+  }
+  RecordProperty("samples", samples);
+  EXPECT_GT(words, 4096u) << samples << " samples: the ring was not reused";
+  EXPECT_GE(generations.size(), 3u);
 }
 
 // The samples are in a flight-recorder dump, inside their region.

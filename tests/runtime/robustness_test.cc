@@ -9,12 +9,15 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "format/constants.h"
 #include "format/file_header.h"
@@ -409,22 +412,37 @@ int FourThreadRegionWorkload(int rounds) {
   return 0;
 }
 
-TEST(RobustnessTest, CompressionSkippedIsCounted) {
-  // The cuts are made by a background thread that a busy machine can starve for a whole
-  // run: the workload runs again, with more work, until its trace has several generations.
-  absl::StatusOr<DecodedTrace> trace;
-  for (int rounds = 1; rounds <= 64; rounds *= 2) {
-    const std::string dir = MakeTempDir("zstd_cuts");
-    const int status = RunInChild(ChildEnv({{"TRACEWIRE", dir},
-                                            {"TRACEWIRE_COMPRESS", "1"},
-                                            {"TRACEWIRE_GENERATION_MS", "20"},
-                                            {"TRACEWIRE_GENERATION_BYTES", "65536"}}),
-                                  [rounds] { return FourThreadRegionWorkload(rounds); });
-    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-    trace = DecodeTrace(ReadFile(OnlyFileIn(dir)));
-    ASSERT_TRUE(trace.ok()) << trace.status();
-    if (trace->generations.size() >= 3) break;
+// Runs `body(attempt)` (attempt 0, 1, ...) in a traced child with `settings` and TRACEWIRE
+// set to a fresh directory, at most `attempts` times, until its trace has at least
+// `generations` generations, and returns the last trace: generation cuts are made by a
+// background thread that a busy machine can starve for a whole run. A child that does not
+// exit 0, or a trace that does not decode, ends the attempts with an error.
+absl::StatusOr<DecodedTrace> RecordUntilGenerations(std::map<std::string, std::string> settings,
+                                                    size_t generations, int attempts,
+                                                    const std::function<int(int)>& body) {
+  absl::StatusOr<DecodedTrace> trace = absl::InternalError("no attempt");
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    const std::string dir = MakeTempDir("until_generations");
+    settings["TRACEWIRE"] = dir;
+    const int status = RunInChild(ChildEnv(settings), [&] { return body(attempt); });
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      return absl::InternalError(absl::StrCat("the traced child ended with status ", status));
+    }
+    trace = DecodeTraceFile(OnlyFileIn(dir));
+    if (!trace.ok() || trace->generations.size() >= generations) break;
   }
+  return trace;
+}
+
+TEST(RobustnessTest, CompressionSkippedIsCounted) {
+  // The workload runs again, with twice the work each time, until its trace has several
+  // generations.
+  const absl::StatusOr<DecodedTrace> trace = RecordUntilGenerations(
+      {{"TRACEWIRE_COMPRESS", "1"},
+       {"TRACEWIRE_GENERATION_MS", "20"},
+       {"TRACEWIRE_GENERATION_BYTES", "65536"}},
+      3, 7, [](int attempt) { return FourThreadRegionWorkload(1 << attempt); });
+  ASSERT_TRUE(trace.ok()) << trace.status();
   ASSERT_TRUE(trace->tail_status.ok()) << trace->tail_status;
   ASSERT_GE(trace->generations.size(), 3u);
   // Every generation but the last is compressed, or counted by the runtime's
@@ -557,23 +575,20 @@ TEST(RobustnessTest, StacksPrecedeSelectedEvents) {
 // ---- Size-based generations ---------------------------------------------------------------------
 
 TEST(RobustnessTest, GenerationsCutBySize) {
-  const std::string dir = MakeTempDir("bysize");
   // Enough events for several full batches, each of which can cut a generation.
   constexpr int kEvents = 200000 / (kVolumeDivisor > 1 ? 3 : 1);
-  const int status = RunInChild(ChildEnv({{"TRACEWIRE", dir},
-                                          {"TRACEWIRE_GENERATION_BYTES", "65536"},
-                                          {"TRACEWIRE_GENERATION_MS", "100000"}}),
-                                [] {
-                                  tw_initialize();
-                                  for (int i = 0; i < kEvents; ++i) {
-                                    tw_data_intmax("size", TW_NO_REPO, "seq", i);
-                                    if (i % (kEvents / 40) == 0)
-                                      usleep(2000);  // let the advancer catch up now and then
-                                  }
-                                  return 0;
-                                });
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  absl::StatusOr<DecodedTrace> trace = DecodeTraceFile(OnlyFileIn(dir));
+  // The cuts a full generation requests are made by the advancer thread: the run is
+  // repeated (at most 8 times) until its trace has several generations.
+  const absl::StatusOr<DecodedTrace> trace = RecordUntilGenerations(
+      {{"TRACEWIRE_GENERATION_BYTES", "65536"}, {"TRACEWIRE_GENERATION_MS", "100000"}}, 4, 8,
+      [](int) {
+        tw_initialize();
+        for (int i = 0; i < kEvents; ++i) {
+          tw_data_intmax("size", TW_NO_REPO, "seq", i);
+          if (i % (kEvents / 40) == 0) usleep(2000);  // let the advancer catch up now and then
+        }
+        return 0;
+      });
   ASSERT_TRUE(trace.ok()) << trace.status();
   ASSERT_TRUE(trace->tail_status.ok()) << trace->tail_status;
   EXPECT_EQ(trace->complete_bytes, trace->total_bytes);

@@ -3,7 +3,12 @@
 // at every generation start (tasks of exited threads included, tasks ended elsewhere not),
 // gauge samples with their unit, and that a filtered category leaves no event.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -11,6 +16,7 @@
 
 #include "format/varint.h"
 #include "gtest/gtest.h"
+#include "tests/runtime/test_scale.h"
 #include "tests/runtime/trace_file.h"
 #include "tests/runtime/traced_child.h"
 #include "tracewire/tracewire.h"
@@ -154,6 +160,118 @@ TEST(TasksTest, TasksGaugesAndFiltersInTheTrace) {
     EXPECT_EQ(samples[i].site.category, "queue");
     EXPECT_EQ(samples[i].site.label, "depth");
   }
+}
+
+// Tasks begun on one thread and ended on another while generations are cut: each end is
+// noted in the ending thread's state inside an event and read by the generation switch
+// (the in_event handshake), which re-states the tasks still active. Under ThreadSanitizer
+// a dropped release or acquire on either side of the handshake is reported as a race.
+constexpr int kHandoffPairs = 4;
+constexpr int kHandoffTasks = 4000 / kVolumeDivisor;
+constexpr int kHandoffBurst = 20;
+
+// A queue of task IDs from a beginning thread to an ending one.
+struct TaskQueue {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<uint64_t> ids;
+  bool done = false;
+};
+
+int HandoffProgram() {
+  tw_initialize();
+  std::vector<TaskQueue> queues(kHandoffPairs);
+  std::vector<std::thread> threads;
+  std::atomic<int> enders_left{kHandoffPairs};
+  for (int p = 0; p < kHandoffPairs; ++p) {
+    TaskQueue& q = queues[p];
+    threads.emplace_back([&q, p] {
+      const std::string name = "begin" + std::to_string(p);
+      tracewire::ThreadScope scope(name.c_str());
+      for (int i = 0; i < kHandoffTasks; ++i) {
+        const uint64_t id = tw_task_begin(0, "net", "hop");
+        {
+          std::lock_guard<std::mutex> lock(q.mu);
+          q.ids.push_back(id);
+          q.cv.notify_one();
+        }
+        // In bursts, so that the ending thread is often idle (outside any event) when a
+        // cut comes: then only EndEvent's release hands its ends to the switch.
+        if (i % kHandoffBurst == kHandoffBurst - 1) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+      }
+      std::lock_guard<std::mutex> lock(q.mu);
+      q.done = true;
+      q.cv.notify_one();
+    });
+    threads.emplace_back([&q, &enders_left, p] {
+      const std::string name = "end" + std::to_string(p);
+      tracewire::ThreadScope scope(name.c_str());
+      for (;;) {
+        std::unique_lock<std::mutex> lock(q.mu);
+        q.cv.wait(lock, [&q] { return q.done || !q.ids.empty(); });
+        if (q.ids.empty()) break;
+        const uint64_t id = q.ids.front();
+        q.ids.pop_front();
+        lock.unlock();
+        tw_task_end(id);
+      }
+      enders_left.fetch_sub(1, std::memory_order_release);  // release: the loop below ends
+    });
+  }
+  // The calling thread cuts generations while the others begin and end tasks, at least
+  // kMinCuts of them (each after an event of its own, so that each makes a generation),
+  // paced so that the trace holds tens of generations, not thousands.
+  constexpr int kMinCuts = 8;
+  for (int cut = 0; cut < kMinCuts || enders_left.load(std::memory_order_acquire) != 0; ++cut) {
+    tw_data_intmax("check", TW_NO_REPO, "cut", cut);
+    tw_flush();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  for (std::thread& t : threads) t.join();
+  return tw_cmd_exit(0);
+}
+
+TEST(TasksTest, TasksEndedOnOtherThreadsWhileGenerationsAreCut) {
+  const std::string dir = MakeTempDir("task_handoff");
+  const int status =
+      RunInChild({{"TRACEWIRE", dir}, {"TRACEWIRE_GENERATION_MS", "60000"}}, HandoffProgram);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  absl::StatusOr<DecodedTrace> trace = DecodeTraceFile(OnlyFileIn(dir));
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  ASSERT_GE(trace->generations.size(), 8u);
+
+  // The generation of each task's begin and end, and the generations re-stating it.
+  std::map<uint64_t, size_t> begun;
+  std::map<uint64_t, size_t> ended;
+  std::map<uint64_t, std::set<size_t>> restated;
+  for (size_t g = 0; g < trace->generations.size(); ++g) {
+    for (const DecodedEvent& e : trace->generations[g].events) {
+      if (e.name == "task_begin") {
+        EXPECT_TRUE(begun.emplace(e.Arg("task"), g).second) << e.Arg("task");
+      } else if (e.name == "task_end") {
+        EXPECT_TRUE(ended.emplace(e.Arg("task"), g).second) << e.Arg("task");
+      } else if (e.name == "task_active") {
+        restated[e.Arg("task")].insert(g);
+      }
+    }
+  }
+  ASSERT_EQ(begun.size(), static_cast<size_t>(kHandoffPairs * kHandoffTasks));
+  ASSERT_EQ(ended.size(), begun.size());
+  size_t crossing = 0;
+  for (const auto& [task, begin_gen] : begun) {
+    ASSERT_TRUE(ended.contains(task)) << task;
+    const size_t end_gen = ended[task];
+    ASSERT_GE(end_gen, begin_gen) << task;
+    // Re-stated in every generation after its begin up to the one that holds its end,
+    // never after: the end noted on another thread is reconciled at the next cut.
+    std::set<size_t> expected;
+    for (size_t g = begin_gen + 1; g <= end_gen; ++g) expected.insert(g);
+    EXPECT_EQ(restated[task], expected) << "task " << task;
+    if (end_gen > begin_gen) ++crossing;
+  }
+  RecordProperty("tasks_crossing_a_cut", static_cast<int>(crossing));
 }
 
 // Tracing off: every call is a no-op and task_begin returns 0.

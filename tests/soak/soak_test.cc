@@ -198,6 +198,20 @@ int64_t RssKb(pid_t pid) {
   return -1;
 }
 
+// True when process `pid` has a handler installed for `signo` (its SigCgt mask in
+// /proc/PID/status): a signal sent before that would meet the default action.
+bool CatchesSignal(pid_t pid, int signo) {
+  std::ifstream status(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(status, line)) {
+    if (!absl::StartsWith(line, "SigCgt:")) continue;
+    uint64_t mask = 0;
+    if (!absl::SimpleHexAtoi(absl::StripAsciiWhitespace(line.substr(7)), &mask)) return false;
+    return (mask >> (signo - 1)) & 1;
+  }
+  return false;
+}
+
 // The workload's "thread soak<i> events <n>" lines, and its dumps line.
 struct WorkloadReport {
   std::map<std::string, uint64_t> events;  // "soak<i>" -> events recorded
@@ -307,7 +321,7 @@ class Collector {
     unlink(socket_.c_str());
     child_ = Spawn({Runfile("tools/tracewire"), "listen", "af_unix:" + socket_, "--out", out_}, {},
                    absl::StrCat(logs_, "/collector-", ++incarnations_));
-    const absl::Time deadline = absl::Now() + absl::Seconds(20);
+    const absl::Time deadline = absl::Now() + absl::Seconds(60);  // a bound on hangs only
     struct stat st;
     while (stat(socket_.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) {
       ASSERT_FALSE(Poll(child_)) << "the collector ended at start: " << ReadFile(child_.err);
@@ -319,7 +333,7 @@ class Collector {
   // SIGTERM, a bounded wait, and its "N unfinished generations dropped" count.
   void Stop() {
     kill(child_.pid, SIGTERM);
-    WaitBounded(child_, absl::Seconds(20), "the collector");
+    WaitBounded(child_, absl::Seconds(60), "the collector");  // a bound on hangs only
     EXPECT_TRUE(ExitedZero(child_)) << ReadFile(child_.err);
     const std::string out = ReadFile(child_.err);  // what it received, on stderr
     std::fprintf(stderr, "collector %d: %s", incarnations_, out.c_str());
@@ -426,7 +440,10 @@ TEST(SoakTest, FlightRecorderAndCollectorUnderLoad) {
       }
       next_sample += absl::Seconds(1);
     }
-    if (now >= next_signal && now < start + absl::Seconds(kSeconds - 2)) {
+    // A signal goes only to a process whose handler is in place (a starved start can take
+    // longer than the interval); one not yet sent is sent at the next poll.
+    if (now >= next_signal && now < start + absl::Seconds(kSeconds - 2) &&
+        CatchesSignal(flight.pid, SIGUSR2)) {
       kill(flight.pid, SIGUSR2);
       ++signals;
       next_signal += kSignalEvery;
@@ -581,9 +598,11 @@ TEST(SoakTest, FlightRecorderAndCollectorUnderLoad) {
     EXPECT_TRUE(ExitedZero(streamer.child)) << streamer.tag << ": " << ReadFile(streamer.child.err);
     const WorkloadReport report = ParseReport(ReadFile(streamer.child.out));
     ASSERT_EQ(report.events.size(), static_cast<size_t>(kStreamThreads)) << streamer.tag;
-    // The runtime's own record of a loss: its one warning, "...; tracing is off".
+    // The runtime's own record of a loss: its one warning, "...; tracing is off", or (with
+    // TRACEWIRE_DST_DEBUG) "could not open" when no collector was there at the start.
     const std::string err = ReadFile(streamer.child.err);
-    const bool warned = absl::StrContains(err, "; tracing is off");
+    const bool warned = absl::StrContains(err, "; tracing is off") ||
+                        absl::StrContains(err, "warning: tracewire: could not open");
     const bool timed_out = absl::StrContains(err, "timed out writing");
     bool across_restart = false;
     for (const auto& [down, up] : outages) {

@@ -1,7 +1,9 @@
 // Formatter::Skip keeps a formatter's state exactly as Write does: a stream of events cut
 // into stripes and formatted by several formatters, each writing its own stripes (every
 // `workers`-th one) and skipping the others', concatenates to what one formatter writes
-// alone. `tracewire decode --jobs=N` relies on it. Every format, on every committed input
+// alone. `tracewire decode --jobs=N` relies on it. A context-free formatter's output does
+// not depend on the events before it: blocks of events formatted by several formatters,
+// reused in any order, concatenate to the serial output too. Every format, on every committed input
 // of the reader's fuzz target (real traces: a git process tree, imported git traces, task
 // and gauge workloads, CPU profiles; and hundreds of damaged ones, read strictly and with
 // salvage), on a CPU-profiled run of a workload, on the benchmarks' multi-thread,
@@ -144,10 +146,45 @@ std::string Concatenated(const std::string& format, const EventStream& stream, u
   return all;
 }
 
+// A context-free format as `tracewire decode --jobs=N` writes it in blocks
+// (tools/commands/decode_blocks.h): blocks of `block` events, each formatted by one of
+// three formatters, reused out of order, their text concatenated; Finish writes nothing.
+std::string FormattedInBlocks(const std::string& format, const EventStream& stream, uint64_t block,
+                              Clock clock) {
+  const NextEvent next = stream();
+  std::vector<std::unique_ptr<Formatter>> formatters;
+  for (int i = 0; i < 3; ++i) formatters.push_back(Make(format));
+  std::string all;
+  for (uint64_t index = 0;; ++index) {
+    absl::StatusOr<const reader::Event*> event = next();
+    if (!event.ok() || *event == nullptr) break;
+    reader::Event coarse = **event;
+    if (clock == Clock::kMilliseconds) {
+      coarse.time =
+          absl::UnixEpoch() + absl::Floor(coarse.time - absl::UnixEpoch(), absl::Milliseconds(1));
+    }
+    const uint64_t b = index / block;
+    formatters[(b * b + b / 2) % formatters.size()]->Write(coarse, &all);
+  }
+  for (const std::unique_ptr<Formatter>& formatter : formatters) {
+    std::string finished;
+    formatter->Finish(&finished);
+    EXPECT_EQ(finished, "") << format;
+  }
+  return all;
+}
+
 void ExpectStreamStripesMatch(const std::string& name, const std::string& format,
                               const EventStream& stream, const std::vector<uint64_t>& stripes,
                               Clock clock = Clock::kExact) {
   const std::string serial = Concatenated(format, stream, ~uint64_t{0} / 2, 1, clock);
+  if (Make(format)->context_free()) {
+    for (const uint64_t block : stripes) {
+      const std::string blocks = FormattedInBlocks(format, stream, block, clock);
+      ASSERT_EQ(blocks.size(), serial.size()) << name << " " << format << ", blocks of " << block;
+      ASSERT_TRUE(blocks == serial) << name << " " << format << ", blocks of " << block;
+    }
+  }
   for (const uint64_t stripe : stripes) {
     for (const uint64_t workers : {2, 3}) {
       const std::string striped = Concatenated(format, stream, stripe, workers, clock);
@@ -159,10 +196,12 @@ void ExpectStreamStripesMatch(const std::string& name, const std::string& format
   }
 }
 
+// Every format of `formats` (default: all), with and without salvage.
 void ExpectStripesMatch(const std::string& name, const std::string& trace,
-                        const std::vector<uint64_t>& stripes, Clock clock = Clock::kExact) {
+                        const std::vector<uint64_t>& stripes, Clock clock = Clock::kExact,
+                        const std::vector<std::string>& formats = AllFormats()) {
   const std::string clock_name = clock == Clock::kExact ? "" : " (millisecond clock)";
-  for (const std::string& format : AllFormats()) {
+  for (const std::string& format : formats) {
     for (const bool salvage : {false, true}) {
       ExpectStreamStripesMatch(name + clock_name + (salvage ? " --salvage" : ""), format,
                                TraceEvents(trace, salvage), stripes, clock);
@@ -178,12 +217,17 @@ std::string ReadFile(const std::filesystem::path& path) {
   return buffer.str();
 }
 
-TEST(FormatterSkipTest, FuzzCorpus) {
+// The corpus tests run once per format (a test per format, so that the test's shards
+// share the work).
+class FormatterSkipCorpusTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FormatterSkipCorpusTest, FuzzCorpus) {
   int inputs = 0;
   for (const char* dir : {"tests/fuzz/corpus/reader", "tests/fuzz/regressions/reader"}) {
     for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
       if (!entry.is_regular_file()) continue;
-      ExpectStripesMatch(entry.path().string(), ReadFile(entry.path()), {1, 3, 17});
+      ExpectStripesMatch(entry.path().string(), ReadFile(entry.path()), {1, 3, 17},
+                         Clock::kExact, {GetParam()});
       if (HasFatalFailure()) return;
       ++inputs;
     }
@@ -193,19 +237,28 @@ TEST(FormatterSkipTest, FuzzCorpus) {
 
 // The real traces of the corpus (named after what they hold; the damaged ones are named by
 // hash) with a coarse clock.
-TEST(FormatterSkipTest, FuzzCorpusMillisecondClock) {
+TEST_P(FormatterSkipCorpusTest, FuzzCorpusMillisecondClock) {
   int inputs = 0;
   for (const auto& entry : std::filesystem::directory_iterator("tests/fuzz/corpus/reader")) {
     const std::string name = entry.path().filename().string();
     const bool hash = name.find_first_not_of("0123456789abcdef") == std::string::npos;
     if (!entry.is_regular_file() || hash) continue;
     ExpectStripesMatch(entry.path().string(), ReadFile(entry.path()), {1, 3, 17},
-                       Clock::kMilliseconds);
+                       Clock::kMilliseconds, {GetParam()});
     if (HasFatalFailure()) return;
     ++inputs;
   }
   EXPECT_GT(inputs, 30);
 }
+
+INSTANTIATE_TEST_SUITE_P(EveryFormat, FormatterSkipCorpusTest, ::testing::ValuesIn(AllFormats()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& c : name) {
+                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
 
 // A real CPU profile (two threads sampled at 2 kHz of CPU time inside regions whose enters
 // and leaves carry stacks, in 20 ms generations): Chrome's profiles and stack frames and the

@@ -47,7 +47,7 @@ TEST(DirectoryFollowerTest, ProcessesInTimeOrderAndThreadsEndWithTheirProcess) {
   follower.Scan();
   EXPECT_EQ(follower.files(), 2u);
   // Both processes have ended (atexit): their threads end without Finish().
-  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);  // a bound on hangs only
   while (follower.active() > 0 && absl::Now() < deadline) {
     absl::SleepFor(absl::Milliseconds(10));
     follower.Scan();

@@ -83,9 +83,9 @@ int WaitExit(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-// Waits (at most 30 s) until the file at `path` contains `text`.
+// Waits until the file at `path` contains `text` (at most 60 s: a bound on hangs only).
 bool WaitForText(const std::string& path, const std::string& text) {
-  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
   while (!absl::StrContains(ReadFile(path), text)) {
     if (absl::Now() > deadline) return false;
     absl::SleepFor(absl::Milliseconds(20));

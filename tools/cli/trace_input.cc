@@ -146,8 +146,12 @@ absl::StatusOr<std::unique_ptr<reader::ByteSource>> TraceInput::Reopen(size_t in
     }
     return reader::MemorySource(stdin_copy_, "<stdin>");
   }
-  if (file != "-" && go_trace::IsGoTraceFile(file))
-    return go_trace::OpenGoTraceFile(file, salvage_);
+  if (file == "-") {
+    absl::StatusOr<std::unique_ptr<reader::ByteSource>> in = reader::OpenFileSource(file);
+    if (!in.ok()) return in.status();
+    return go_trace::DetectGoTrace(std::move(*in), salvage_);
+  }
+  if (go_trace::IsGoTraceFile(file)) return go_trace::OpenGoTraceFile(file, salvage_);
   if (pool_ != nullptr) return pool_->Open(file);
   return reader::OpenFileSource(file);
 }

@@ -32,6 +32,12 @@ sockaddr_un UnixAddress(const std::string& path) {
   return addr;
 }
 
+// The name a listening socket is bound under before it is renamed onto `path`: in the same
+// directory (rename stays within one file system), hidden, one per listener process.
+std::string StagingPath(const std::string& path) {
+  return absl::StrCat(path.substr(0, path.rfind('/') + 1), ".tracewire-listen-", getpid());
+}
+
 // Removes a stale socket file at `path`; fails if something listens there or if the path
 // is not a socket.
 absl::Status ClearSocketPath(const std::string& path, int type) {
@@ -103,7 +109,14 @@ absl::StatusOr<std::unique_ptr<Collector>> Collector::Listen(const CollectorOpti
 
   const int fd = socket(AF_UNIX, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return absl::ErrnoToStatus(errno, "socket");
-  const sockaddr_un addr = UnixAddress(options.socket_path);
+  // The socket is bound under a staging name beside the path, made ready (mode, listen),
+  // then renamed onto the path: a client that finds the socket file can connect to it
+  // (between bind and listen a connect is refused, and a program starting then would
+  // trace to nothing).
+  std::string bound_path = StagingPath(options.socket_path);
+  if (bound_path.size() >= sizeof(sockaddr_un::sun_path)) bound_path = options.socket_path;
+  unlink(bound_path.c_str());  // a staging socket left by a listener that was killed
+  const sockaddr_un addr = UnixAddress(bound_path);
   // The socket file is created owner-only (no window in which others could connect), then
   // given the mode asked for.
   const mode_t saved_umask = umask(0177);
@@ -112,20 +125,26 @@ absl::StatusOr<std::unique_ptr<Collector>> Collector::Listen(const CollectorOpti
   umask(saved_umask);
   if (bound != 0) {
     close(fd);
-    return absl::ErrnoToStatus(bind_errno, "bind " + options.socket_path);
+    return absl::ErrnoToStatus(bind_errno, "bind " + bound_path);
   }
-  collector->listen_fd_ = fd;  // from here on the destructor removes the socket file
-  if (chmod(options.socket_path.c_str(), options.socket_mode) != 0) {
-    return absl::ErrnoToStatus(errno, "chmod " + options.socket_path);
-  }
+  auto fail = [&](const std::string& what) {
+    const int err = errno;
+    close(fd);
+    unlink(bound_path.c_str());
+    return absl::ErrnoToStatus(err, what);
+  };
+  if (chmod(bound_path.c_str(), options.socket_mode) != 0) return fail("chmod " + bound_path);
   if (options.datagram) {
     const int on = 1;
-    if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) != 0) {
-      return absl::ErrnoToStatus(errno, "SO_PASSCRED");
-    }
+    if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) != 0) return fail("SO_PASSCRED");
   } else if (listen(fd, 1024) != 0) {
-    return absl::ErrnoToStatus(errno, "listen " + options.socket_path);
+    return fail("listen " + bound_path);
   }
+  if (bound_path != options.socket_path &&
+      rename(bound_path.c_str(), options.socket_path.c_str()) != 0) {
+    return fail(absl::StrCat("rename ", bound_path, " to ", options.socket_path));
+  }
+  collector->listen_fd_ = fd;  // from here on the destructor removes the socket file
   return collector;
 }
 

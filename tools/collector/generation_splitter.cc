@@ -60,7 +60,8 @@ absl::StatusOr<std::string> Decompress(const format::RawEvent& frame, size_t max
 
 }  // namespace
 
-absl::StatusOr<bool> GenerationEndsProcess(absl::string_view frames, size_t max_generation_size) {
+absl::StatusOr<bool> GenerationEndsProcess(absl::string_view frames, size_t max_generation_size,
+                                           uint32_t version) {
   format::RecordDecoder decoder(frames, 0, format::Scope::kFrame);
   format::RawEvent frame;
   while (true) {
@@ -70,10 +71,10 @@ absl::StatusOr<bool> GenerationEndsProcess(absl::string_view frames, size_t max_
     if (Is(frame, EventType::kCompressedGeneration)) {
       absl::StatusOr<std::string> raw = Decompress(frame, max_generation_size);
       if (!raw.ok()) return raw.status();
-      return GenerationEndsProcess(*raw, max_generation_size);
+      return GenerationEndsProcess(*raw, max_generation_size, version);
     }
     if (!Is(frame, EventType::kEventBatch)) continue;
-    format::RecordDecoder body(frame.body, frame.body_offset, format::Scope::kEventBody);
+    format::RecordDecoder body(frame.body, frame.body_offset, format::Scope::kEventBody, version);
     format::RawEvent record;
     while (true) {
       absl::StatusOr<bool> has = body.Next(&record);
@@ -132,6 +133,7 @@ absl::StatusOr<std::optional<SplitGeneration>> GenerationSplitter::Next() {
                             absl::StrCat("stream offset ", stream_offset_ + pos_, ": ",
                                          version.status().message()));
       }
+      version_ = *version;
       pos_ += format::kFileHeaderSize;
       consumed_ = pos_;
       continue;
@@ -168,6 +170,7 @@ absl::StatusOr<std::optional<SplitGeneration>> GenerationSplitter::Next() {
     }
     SplitGeneration out;
     out.gen = gen_;
+    out.version = version_;
     out.frames = absl::string_view(buf_).substr(gen_start_, pos_ - gen_start_);
     absl::StatusOr<std::string> sid = GenerationSid(out.frames, max_size_);
     if (!sid.ok()) return sid.status();

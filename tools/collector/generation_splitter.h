@@ -35,6 +35,9 @@ struct SplitGeneration {
   // without file headers: a file header followed by these bytes is a valid trace. Valid
   // until the next call to Append or Next.
   absl::string_view frames;
+  // The format version of the file header the stream put in front of it (the frames are in
+  // that version).
+  uint32_t version = format::kFormatVersion;
 };
 
 class GenerationSplitter {
@@ -66,7 +69,8 @@ class GenerationSplitter {
   size_t consumed_ = 0;   // bytes before this may be dropped on the next call
   bool gen_open_ = false;
   uint64_t gen_ = 0;
-  uint64_t stream_offset_ = 0;  // stream offset of buf_[0], for messages
+  uint32_t version_ = format::kFormatVersion;  // of the last file header
+  uint64_t stream_offset_ = 0;                 // stream offset of buf_[0], for messages
 };
 
 // The sid of the generation whose frames (end_of_generation included) are `frames`:
@@ -80,7 +84,8 @@ absl::StatusOr<std::string> GenerationSid(absl::string_view frames,
 // process's end: an atexit or signal event. Errors: malformed frames or batch bodies, a bad
 // compressed payload.
 absl::StatusOr<bool> GenerationEndsProcess(absl::string_view frames,
-                                           size_t max_generation_size = format::kMaxGenerationSize);
+                                           size_t max_generation_size = format::kMaxGenerationSize,
+                                           uint32_t version = format::kFormatVersion);
 
 }  // namespace tracewire::tools
 

@@ -62,10 +62,14 @@ void TraceRouter::Store(const SplitGeneration& gen, UnreportedSids& unreported) 
     ++counters_.invalid_generations;
     return;
   }
-  if (!Write(gen.sid, file_header_, gen.frames)) return;
+  // The generation's own format version: a stream of an older writer stays readable.
+  const std::string older_header =
+      gen.version == format::kFormatVersion ? std::string() : format::EncodeFileHeader(gen.version);
+  if (!Write(gen.sid, older_header.empty() ? file_header_ : older_header, gen.frames)) return;
   ++counters_.generations_written;
   if (!options_.on_process_complete) return;
-  const absl::StatusOr<bool> ends = GenerationEndsProcess(gen.frames, options_.max_generation_size);
+  const absl::StatusOr<bool> ends =
+      GenerationEndsProcess(gen.frames, options_.max_generation_size, gen.version);
   if (ends.ok() && *ends) {
     unreported.erase(gen.sid);
     Complete(gen.sid);

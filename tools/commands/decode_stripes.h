@@ -10,8 +10,9 @@
 // writes Finish's output. Every thread meets the same errors at the same event, so errors,
 // loss reports and skipped files are the serial ones too.
 //
-// Memory: N serial readers and formatters, plus at most kQueuedStripes finished stripes of
-// text per thread and the one it is writing.
+// Memory: N serial readers and formatters (each holding one generation: 8 MiB with the
+// runtime's default), plus at most kQueuedStripes finished stripes of text per thread and
+// the one it is writing.
 #ifndef TRACEWIRE_TOOLS_COMMANDS_DECODE_STRIPES_H_
 #define TRACEWIRE_TOOLS_COMMANDS_DECODE_STRIPES_H_
 
@@ -29,10 +30,11 @@ namespace tracewire::tools {
 
 // Events per stripe (the environment variable TRACEWIRE_DECODE_STRIPE_EVENTS overrides it,
 // for tests that need many stripes in a small trace).
-inline constexpr uint64_t kDefaultStripeEvents = 16384;
+inline constexpr uint64_t kDefaultStripeEvents = 8192;
 
-// Finished stripes a thread may hold before the output takes them.
-inline constexpr size_t kQueuedStripes = 2;
+// Finished stripes a thread may hold before the output takes them (with the one it writes:
+// about 4 MB of EVENT JSON per thread).
+inline constexpr size_t kQueuedStripes = 1;
 
 // True if `decode` with these options is decoded in stripes: two or more jobs, an input
 // that can be read more than once (not stdin, not --follow), and a formatter whose Skip is

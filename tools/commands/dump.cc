@@ -147,26 +147,28 @@ class GenerationStacks {
   absl::flat_hash_map<uint64_t, std::string> parts_;
   std::vector<RawModule> modules_;
   std::vector<std::pair<uint64_t, std::vector<format::StackFrame>>> stacks_;
-  reader::FrameSymbolizer symbolizer_;  // its cache outlives the generation
+  reader::FrameSymbolizer symbolizer_;      // its cache outlives the generation
   std::vector<reader::SymbolFrame> chain_;  // one frame symbolized
 };
 
 // Dumps one frame (already decoded as `frame`) and its body; a compressed generation is
-// decompressed and its frames dumped too.
-absl::Status DumpFrame(const format::RawEvent& frame, OutputFile* out, GenerationStacks& stacks);
+// decompressed and its frames dumped too. `version`: the format version the frame is in.
+absl::Status DumpFrame(const format::RawEvent& frame, OutputFile* out, GenerationStacks& stacks,
+                       uint32_t version);
 
 // Dumps the frames of `frames` (a decompressed generation), whose first byte is at `base`.
 absl::Status DumpFrames(absl::string_view frames, uint64_t base, OutputFile* out,
-                        GenerationStacks& stacks) {
+                        GenerationStacks& stacks, uint32_t version) {
   const absl::string_view magic(reinterpret_cast<const char*>(format::kFileMagic),
                                 sizeof(format::kFileMagic));
   size_t pos = 0;
   while (pos < frames.size()) {
     if (frames.substr(pos, magic.size()) == magic) {
-      absl::StatusOr<uint32_t> version = format::ParseFileHeader(frames.substr(pos));
-      if (!version.ok()) return version.status();
-      absl::StrAppendFormat(out->buffer(), "%08x file_header version=%d%s\n", base + pos,
-                            *version, FlightDumpMark(frames.substr(pos)));
+      absl::StatusOr<uint32_t> header = format::ParseFileHeader(frames.substr(pos));
+      if (!header.ok()) return header.status();
+      absl::StrAppendFormat(out->buffer(), "%08x file_header version=%d%s\n", base + pos, *header,
+                            FlightDumpMark(frames.substr(pos)));
+      version = *header;
       pos += format::kFileHeaderSize;
       continue;
     }
@@ -175,16 +177,18 @@ absl::Status DumpFrames(absl::string_view frames, uint64_t base, OutputFile* out
     absl::StatusOr<bool> got = decoder.Next(&frame);
     if (!got.ok()) return got.status();
     pos += frame.size;
-    if (absl::Status s = DumpFrame(frame, out, stacks); !s.ok()) return s;
+    if (absl::Status s = DumpFrame(frame, out, stacks, version); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
 
-absl::Status DumpFrame(const format::RawEvent& frame, OutputFile* out, GenerationStacks& stacks) {
+absl::Status DumpFrame(const format::RawEvent& frame, OutputFile* out, GenerationStacks& stacks,
+                       uint32_t version) {
   std::string* text = out->buffer();
   absl::StrAppend(text, FormatRecord(frame), "\n");
   if (frame.spec->body != format::BodyKind::kNone) {
-    format::RecordDecoder body(frame.body, frame.body_offset, format::BodyScope(frame.spec->body));
+    format::RecordDecoder body(frame.body, frame.body_offset, format::BodyScope(frame.spec->body),
+                               version);
     format::RawEvent record;
     for (;;) {
       absl::StatusOr<bool> more = body.Next(&record);
@@ -213,7 +217,7 @@ absl::Status DumpFrame(const format::RawEvent& frame, OutputFile* out, Generatio
                           frame.offset, raw_length));
     }
     absl::StrAppend(text, "  (decompressed; offsets below are within the generation)\n");
-    if (absl::Status s = DumpFrames(raw, 0, out, stacks); !s.ok()) return s;
+    if (absl::Status s = DumpFrames(raw, 0, out, stacks, version); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
@@ -230,6 +234,7 @@ absl::Status DumpTrace(reader::ByteSource* source, OutputFile* out) {
   size_t pos = 0;  // next frame in buf
   bool eof = false;
   GenerationStacks stacks;
+  uint32_t format_version = format::kFormatVersion;  // of the last file header
   // Reads more, dropping what was dumped; false at the end of the input.
   auto fill = [&]() -> absl::StatusOr<bool> {
     if (eof) return false;
@@ -268,9 +273,10 @@ absl::Status DumpTrace(reader::ByteSource* source, OutputFile* out) {
                             absl::StrFormat("file header at byte offset %d: %s", base + pos,
                                             version.status().message()));
       }
-      absl::StrAppendFormat(out->buffer(), "%08x file_header version=%d%s\n", base + pos,
-                            *version, FlightDumpMark(rest));
+      absl::StrAppendFormat(out->buffer(), "%08x file_header version=%d%s\n", base + pos, *version,
+                            FlightDumpMark(rest));
       pos += format::kFileHeaderSize;
+      format_version = *version;
       continue;
     }
     format::RecordDecoder decoder(rest, base + pos, format::Scope::kFrame);
@@ -285,7 +291,7 @@ absl::Status DumpTrace(reader::ByteSource* source, OutputFile* out) {
       return got.status();
     }
     pos += frame.size;
-    if (absl::Status s = DumpFrame(frame, out, stacks); !s.ok()) return s;
+    if (absl::Status s = DumpFrame(frame, out, stacks, format_version); !s.ok()) return s;
   }
 }
 

@@ -15,6 +15,7 @@
 #include "tools/cli/exit_codes.h"
 #include "tools/cli/output_file.h"
 #include "tools/cli/progress.h"
+#include "tools/trace2_import/imported_trace_check.h"
 
 namespace tracewire::tools {
 namespace {
@@ -24,9 +25,7 @@ class LineReader {
  public:
   // Reserves room for the longest line once: address space only (pages are touched as
   // bytes arrive), and a long line is never copied while the buffer grows.
-  explicit LineReader(reader::ByteSource* source) : source_(source) {
-    buf_.reserve(kMaxBuffer);
-  }
+  explicit LineReader(reader::ByteSource* source) : source_(source) { buf_.reserve(kMaxBuffer); }
 
   // The next line without its '\n' (valid until the next call), nullopt at the end. A line
   // above kMaxTrace2LineBytes is an InvalidArgument error naming it.
@@ -43,9 +42,9 @@ class LineReader {
       }
       scanned = len_;
       if (len_ - pos_ > kMaxTrace2LineBytes) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("line ", line_ + 1, ": longer than ", kMaxTrace2LineBytes,
-                         " bytes (not a Trace2 EVENT stream?)"));
+        return absl::InvalidArgumentError(absl::StrCat("line ", line_ + 1, ": longer than ",
+                                                       kMaxTrace2LineBytes,
+                                                       " bytes (not a Trace2 EVENT stream?)"));
       }
       if (eof_) {
         if (pos_ == len_) return std::nullopt;
@@ -93,6 +92,12 @@ int Import(const std::string& input, const std::string& output, ImportOptions op
     std::fprintf(stderr, "tracewire import: %s\n", std::string(source.status().message()).c_str());
     return kExitUsage;
   }
+  return Import(std::move(*source), input, output, std::move(options));
+}
+
+int Import(std::unique_ptr<reader::ByteSource> opened, const std::string& input,
+           const std::string& output, ImportOptions options) {
+  std::unique_ptr<reader::ByteSource>* source = &opened;
   absl::StatusOr<std::unique_ptr<OutputFile>> out = OutputFile::Open(output, {input});
   if (!out.ok()) {
     std::fprintf(stderr, "tracewire import: %s\n", std::string(out.status().message()).c_str());
@@ -139,15 +144,7 @@ int Import(const std::string& input, const std::string& output, ImportOptions op
     return absl::string_view(chunk);
   };
   reader::Reader check(reader::ChunkSource(next_chunk, "imported trace"));
-  absl::Status check_error;
-  while (true) {
-    absl::StatusOr<const reader::Event*> event = check.Next();
-    if (!event.ok()) {
-      check_error = event.status();
-      break;
-    }
-    if (*event == nullptr) break;
-  }
+  const absl::Status check_error = ReadToEnd(&check);
   progress.Finish();
   if (!input_error.ok()) {
     (*out)->Discard();

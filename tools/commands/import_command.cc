@@ -1,13 +1,19 @@
 #include "tools/commands/import_command.h"
 
 #include <cstdint>
+#include <cstdio>
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/flags/flag.h"
+#include "reader/byte_source.h"
+#include "tools/cli/exit_codes.h"
 #include "tools/cli/usage.h"
 #include "tools/commands/import.h"
 #include "tools/commands/import_go.h"
 #include "tools/commands/shared_flags.h"
+#include "tools/go_import/go_trace_source.h"
 
 ABSL_FLAG(std::string, from, "", "import: input format (trace2-event, go)");
 ABSL_DECLARE_FLAG(bool, salvage);
@@ -50,11 +56,30 @@ constexpr char kHelp[] =
 int RunImportCommand(const Command& command, const CommandLine& line) {
   if (line.positional.size() != 1) return UsageError(command, "expects one input file or -");
   std::string from = absl::GetFlag(FLAGS_from);
-  if (from.empty()) from = IsGoTraceInput(line.positional[0]) ? "go" : "trace2-event";
-  if (from != "trace2-event" && from != "go") {
+  const std::string& input = line.positional[0];
+  if (from != "" && from != "trace2-event" && from != "go") {
     return UsageError(command, "--from must be trace2-event or go");
   }
   if (!line.Has("o")) return UsageError(command, "-o OUT is required");
+  if (from.empty() && input == "-") {
+    // stdin is read once: its first bytes tell the format, and are read again from there.
+    absl::StatusOr<std::unique_ptr<reader::ByteSource>> in = reader::OpenFileSource(input);
+    bool go = false;
+    if (in.ok()) in = go_trace::PeekGoTrace(std::move(*in), &go);
+    if (!in.ok()) {
+      std::fprintf(stderr, "tracewire import: %s\n", std::string(in.status().message()).c_str());
+      return kExitUsage;
+    }
+    if (go) {
+      return ImportGo(std::move(*in), input, absl::GetFlag(FLAGS_o), absl::GetFlag(FLAGS_compress),
+                      absl::GetFlag(FLAGS_salvage));
+    }
+    ImportOptions options;
+    options.utc_offset_sec = absl::GetFlag(FLAGS_utc_offset);
+    options.compress = absl::GetFlag(FLAGS_compress);
+    return Import(std::move(*in), input, absl::GetFlag(FLAGS_o), options);
+  }
+  if (from.empty()) from = IsGoTraceInput(input) ? "go" : "trace2-event";
   if (from == "go") {
     return ImportGo(line.positional[0], absl::GetFlag(FLAGS_o), absl::GetFlag(FLAGS_compress),
                     absl::GetFlag(FLAGS_salvage));

@@ -19,8 +19,11 @@ namespace tracewire::tools {
 namespace {
 
 std::atomic<Collector*> g_collector{nullptr};
+// Set by a stop signal that came before the collector was published in g_collector.
+std::atomic<bool> g_stop_requested{false};
 
 void OnListenStopSignal(int) {
+  g_stop_requested.store(true);
   if (Collector* collector = g_collector.load()) collector->Stop();
 }
 
@@ -61,13 +64,18 @@ int Listen(const ListenOptions& listen_options) {
       forwarder->Enqueue(process.sid, process.path);
     };
   }
+  // The stop handler is in place before the socket appears: a client (or a test) that finds
+  // the socket and sends SIGTERM at once gets an orderly stop, not the default action.
+  g_stop_requested.store(false);
+  const SavedStopActions saved_actions = InstallStopHandler(OnListenStopSignal);
   absl::StatusOr<std::unique_ptr<Collector>> collector = Collector::Listen(options);
   if (!collector.ok()) {
+    RestoreStopActions(saved_actions);
     Print(std::string(collector.status().message()));
     return kExitUsage;
   }
   g_collector.store(collector->get());
-  const SavedStopActions saved_actions = InstallStopHandler(OnListenStopSignal);
+  if (g_stop_requested.load()) (*collector)->Stop();  // the signal came before the store
   Print(absl::StrCat(
       "listening on ", options.socket_path, " (", options.datagram ? "dgram" : "stream", ", mode ",
       absl::StrFormat("%04o", options.socket_mode), "), writing to ", options.out_dir,

@@ -39,7 +39,7 @@ int Query(const QueryOptions& options) {
   absl::StatusOr<query::ResultFormat> format = query::ParseResultFormat(options.format);
   if (!format.ok()) return Fail(format.status(), kExitUsage);
   absl::StatusOr<std::unique_ptr<query::SqliteDatabase>> db =
-      query::SqliteDatabase::Open(options.db_path);
+      query::SqliteDatabase::Open(options.db_path, options.cache_bytes);
   if (!db.ok()) return Fail(db.status(), kExitUsage);
   if (absl::Status s = query::RegisterSqlFunctions(db->get()); !s.ok()) {
     return Fail(s, kExitUsage);
@@ -54,6 +54,7 @@ int Query(const QueryOptions& options) {
     load.salvage = options.salvage;
     load.jobs = options.jobs;
     load.db_path = options.db_path;
+    load.cache_bytes = options.cache_bytes;
     for (const std::string& input : options.inputs) {
       if (!loaded.ok()) break;
       if (const auto named = NamedInput(input)) {

@@ -2,8 +2,11 @@
 #ifndef TRACEWIRE_TOOLS_COMMANDS_QUERY_H_
 #define TRACEWIRE_TOOLS_COMMANDS_QUERY_H_
 
+#include <cstddef>
 #include <string>
 #include <vector>
+
+#include "tools/query/sqlite_database.h"
 
 namespace tracewire::tools {
 
@@ -13,7 +16,8 @@ struct QueryOptions {
   std::string format = "table";         // table, csv, tsv, json
   std::string db_path;                  // --db: a new database file; "" for memory
   bool salvage = false;
-  int jobs = 1;                         // decoding threads (DecodingJobs)
+  int jobs = 1;                                     // decoding threads (DecodingJobs)
+  size_t cache_bytes = query::kDatabaseCacheBytes;  // database pages kept in memory
 };
 
 // Loads `options.inputs` and runs the statements; returns the exit code: 0, 1 (invalid

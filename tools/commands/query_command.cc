@@ -8,12 +8,15 @@
 #include "absl/strings/ascii.h"
 #include "tools/cli/usage.h"
 #include "tools/commands/formatter_flags.h"
+#include "tools/commands/listen.h"
 #include "tools/commands/query.h"
 #include "tools/commands/query_schemas.h"
 #include "tools/commands/shared_flags.h"
 
 ABSL_FLAG(std::string, c, "", "query: an SQL statement to run (repeatable)");
 ABSL_FLAG(std::string, db, "", "query: write the database to this new file");
+ABSL_FLAG(std::string, memory, "256M",
+          "query: the database pages kept in memory (SIZE); the rest is on disk");
 ABSL_DECLARE_FLAG(bool, salvage);  // decode_command.cc
 
 namespace tracewire::tools {
@@ -22,7 +25,7 @@ namespace {
 // The help of `tracewire query`.
 constexpr char kHelp[] =
     "usage: tracewire query [-c SQL]... [--format=table|csv|tsv|json] [--db=FILE]\n"
-    "                       [--salvage] [--jobs=N] [NAME=]FILE|DIR|-...\n"
+    "                       [--salvage] [--jobs=N] [--memory=SIZE] [NAME=]FILE|DIR|-...\n"
     "\n"
     "Loads traces (files, directories of a fleet's traces, or stdin) into an SQLite\n"
     "database and runs SQL on it: the statements of -c, or else those read from\n"
@@ -44,6 +47,8 @@ constexpr char kHelp[] =
     "  --jobs=N     decode generations ahead on N threads (default 1: the reading\n"
     "               thread decodes; the database is loaded on one thread, and handing\n"
     "               decoded events over costs more than it saves; 0: one per core)\n"
+    "  --memory=SIZE  the database's pages kept in memory (default 256M; K, M, G):\n"
+    "               past it the database is in a temporary file (deleted at exit)\n"
     "\n"
     "NAME=PATH loads PATH into a schema of its own, NAME (an SQL identifier): its tables\n"
     "are NAME.slice, NAME.process, ..., so that runs can meet in one statement:\n"
@@ -68,6 +73,11 @@ int RunQueryCommand(const Command& command, const CommandLine& line) {
   options.salvage = absl::GetFlag(FLAGS_salvage);
   options.jobs = line.Has("jobs") ? absl::GetFlag(FLAGS_jobs) : 1;
   if (options.jobs < 0) return UsageError(command, "--jobs must be >= 0");
+  absl::StatusOr<size_t> memory = ParseByteSize(absl::GetFlag(FLAGS_memory));
+  if (!memory.ok() || *memory < (size_t{1} << 20)) {
+    return UsageError(command, "--memory must be a size of at least 1M (e.g. 256M, 2G)");
+  }
+  options.cache_bytes = *memory;
   if (options.format != "table" && options.format != "csv" && options.format != "tsv" &&
       options.format != "json") {
     return UsageError(command, "--format must be table, csv, tsv or json");
@@ -98,7 +108,7 @@ const Command& QueryCommand() {
       .summary = "load traces into SQLite and answer SQL (Perfetto-style tables)",
       .help = kHelp,
       .flags = {FlagOf(FLAGS_c), FlagOf(FLAGS_format), FlagOf(FLAGS_db), FlagOf(FLAGS_salvage),
-                FlagOf(FLAGS_jobs)},
+                FlagOf(FLAGS_jobs), FlagOf(FLAGS_memory)},
       .run = RunQueryCommand,
   };
   return *command;

@@ -29,7 +29,8 @@ std::optional<std::pair<std::string, std::string>> NamedInput(const std::string&
 absl::Status LoadNamedInput(query::SqliteDatabase* db, const std::string& name,
                             const std::string& path, const query::LoadOptions& options,
                             query::LoadSummary* summary) {
-  absl::StatusOr<std::unique_ptr<query::SqliteDatabase>> own = query::SqliteDatabase::Open("");
+  absl::StatusOr<std::unique_ptr<query::SqliteDatabase>> own =
+      query::SqliteDatabase::Open("", options.cache_bytes);
   if (!own.ok()) return own.status();
   {
     query::Loader loader(own->get());
@@ -38,26 +39,25 @@ absl::Status LoadNamedInput(query::SqliteDatabase* db, const std::string& name,
     if (s.ok()) s = loader.Finish();
     if (!s.ok()) return s;
   }
-  // The loaded database's image, attached as `name` (a fresh in-memory schema filled with
-  // it; SQLite frees the image with the connection).
-  sqlite3_int64 size = 0;
-  unsigned char* image = sqlite3_serialize((*own)->handle(), "main", &size, 0);
-  if (image == nullptr) {
-    return absl::InternalError(absl::StrCat(name, "=", path, ": cannot copy the loaded database"));
-  }
   // The connection allows no attached database (the user's SQL may attach none): one more
   // for this schema, up to SQLite's limit of 10.
   const int attached = sqlite3_limit(db->handle(), SQLITE_LIMIT_ATTACHED, -1);
   sqlite3_limit(db->handle(), SQLITE_LIMIT_ATTACHED, attached + 1);
-  if (absl::Status s = db->Execute(absl::StrCat("ATTACH ':memory:' AS \"", name, "\"")); !s.ok()) {
-    sqlite3_free(image);
+  // A temporary database of its own (on disk but for SQLite's default cache of a few MB),
+  // filled with a copy of the loaded database's pages.
+  if (absl::Status s = db->Execute(absl::StrCat("ATTACH '' AS \"", name, "\"")); !s.ok()) {
     return absl::InternalError(absl::StrCat("cannot attach schema ", name, ": ", s.message()));
   }
-  const int rc =
-      sqlite3_deserialize(db->handle(), name.c_str(), image, size, size,
-                          SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE);
-  if (rc != SQLITE_OK) {
+  sqlite3_backup* backup =
+      sqlite3_backup_init(db->handle(), name.c_str(), (*own)->handle(), "main");
+  if (backup == nullptr) {
     return absl::InternalError(absl::StrCat(name, "=", path, ": ", db->LastError()));
+  }
+  const int rc = sqlite3_backup_step(backup, -1);
+  sqlite3_backup_finish(backup);
+  if (rc != SQLITE_DONE) {
+    return absl::InternalError(
+        absl::StrCat(name, "=", path, ": cannot copy the loaded database: ", sqlite3_errstr(rc)));
   }
   return absl::OkStatus();
 }

@@ -4,11 +4,12 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "tools/analysis/report_html.h"
+#include "tools/analysis/report_model.h"
+#include "tools/cli/event_loop.h"
 #include "tools/cli/exit_codes.h"
 #include "tools/cli/output_file.h"
 #include "tools/cli/progress.h"
-#include "tools/analysis/report_html.h"
-#include "tools/analysis/report_model.h"
 #include "tools/cli/trace_input.h"
 
 namespace tracewire::tools {
@@ -30,16 +31,14 @@ int Report(const std::string& input_path, const std::string& output_path) {
   absl::Status trace_error;
   {
     Progress progress("report");
-    while (true) {
-      absl::StatusOr<const reader::Event*> event = (*input)->Next();
-      if (!event.ok()) {
-        trace_error = event.status();
-        break;
-      }
-      if (*event == nullptr) break;
-      model.Add(**event);
-      progress.Update((*input)->bytes_read(), (*input)->total_bytes(), model.events());
-    }
+    uint64_t events = 0;
+    trace_error = ReadEvents(
+        input->get(), &progress,
+        [&](const reader::Event& event) {
+          model.Add(event);
+          return true;
+        },
+        &events);
   }
   model.Finish();
   ReportHtmlOptions options;
@@ -50,7 +49,8 @@ int Report(const std::string& input_path, const std::string& output_path) {
   } else if (const std::vector<SkippedFile> skipped = (*input)->SkippedFiles(); !skipped.empty()) {
     options.warning = absl::StrCat(skipped.size(), " of ", (*input)->files().size(),
                                    " trace files could not be read and are not shown:");
-    for (const SkippedFile& file : skipped) absl::StrAppend(&options.warning, " ", file.status.message(), ".");
+    for (const SkippedFile& file : skipped)
+      absl::StrAppend(&options.warning, " ", file.status.message(), ".");
   }
   absl::StatusOr<std::unique_ptr<OutputFile>> output = OutputFile::Open(output_path);
   if (!output.ok()) {

@@ -6,11 +6,12 @@
 
 #include "reader/frame_reader.h"
 #include "reader/parallel_decoding.h"
+#include "tools/analysis/trace_stats.h"
+#include "tools/cli/event_loop.h"
 #include "tools/cli/exit_codes.h"
 #include "tools/cli/output_file.h"
 #include "tools/cli/progress.h"
 #include "tools/cli/trace_input.h"
-#include "tools/analysis/trace_stats.h"
 
 namespace tracewire::tools {
 namespace {
@@ -63,17 +64,17 @@ int Stats(const std::string& input_path, size_t top, int jobs) {
     return kExitUsage;
   }
   input_ptr = input->get();
-  {
-    while (true) {
-      absl::StatusOr<const reader::Event*> event = (*input)->Next();
-      if (!event.ok()) {
-        progress.Finish();
-        return Fail(event.status());
-      }
-      if (*event == nullptr) break;
-      stats.AddEvent(**event);
-      progress.Update((*input)->bytes_read(), (*input)->total_bytes(), stats.events());
-    }
+  uint64_t events = 0;
+  if (absl::Status s = ReadEvents(
+          input->get(), &progress,
+          [&](const reader::Event& event) {
+            stats.AddEvent(event);
+            return true;
+          },
+          &events);
+      !s.ok()) {
+    progress.Finish();
+    return Fail(s);
   }
   progress.Finish();
   // The first pass's read buffers and framed generations are not needed any more.

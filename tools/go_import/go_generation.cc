@@ -29,36 +29,52 @@ struct RawBatch {
   uint64_t data_offset = 0;
 };
 
-absl::StatusOr<RawBatch> ReadBatch(absl::string_view data, size_t* pos, int minor) {
+// Reads a batch's header at data[*pos]; *pos is then where its data starts. `base` is the
+// byte offset of data[0] in the trace.
+absl::StatusOr<RawBatch> ReadBatchHeader(absl::string_view data, size_t* pos, int minor,
+                                         uint64_t base, uint64_t* size) {
   RawBatch b;
-  b.offset = *pos;
+  b.offset = base + *pos;
   const uint8_t type = static_cast<uint8_t>(data[*pos]);
   const bool experimental = minor >= 23 && type == kEvExperimentalBatch;
   if (type != kEvEventBatch && !experimental) {
-    return Damaged(*pos, absl::StrFormat("expected a batch, found event type %d", type));
+    return Damaged(base + *pos, absl::StrFormat("expected a batch, found event type %d", type));
   }
   size_t p = *pos + 1;
   if (experimental) {
-    if (p >= data.size()) return Damaged(p, "truncated experimental batch header");
+    if (p >= data.size()) return Damaged(base + p, "truncated experimental batch header");
     ++p;  // the experiment's number
     b.experimental = true;
   }
-  uint64_t m = 0, size = 0;
-  if (!ReadUvarint(data, &p, &b.gen)) return Damaged(p, "truncated or invalid batch generation");
-  if (!ReadUvarint(data, &p, &m)) return Damaged(p, "truncated or invalid batch M ID");
-  if (!ReadUvarint(data, &p, &b.time)) return Damaged(p, "truncated or invalid batch timestamp");
-  if (!ReadUvarint(data, &p, &size)) return Damaged(p, "truncated or invalid batch size");
-  if (size > kGoMaxBatchSize) {
-    return Damaged(p,
-                   absl::StrFormat("invalid batch size %d, maximum is %d", size, kGoMaxBatchSize));
+  uint64_t m = 0;
+  if (!ReadUvarint(data, &p, &b.gen)) {
+    return Damaged(base + p, "truncated or invalid batch generation");
   }
-  if (data.size() - p < size) {
-    return Damaged(p,
-                   absl::StrFormat("truncated batch: %d of its %d bytes", data.size() - p, size));
+  if (!ReadUvarint(data, &p, &m)) return Damaged(base + p, "truncated or invalid batch M ID");
+  if (!ReadUvarint(data, &p, &b.time)) {
+    return Damaged(base + p, "truncated or invalid batch timestamp");
+  }
+  if (!ReadUvarint(data, &p, size)) return Damaged(base + p, "truncated or invalid batch size");
+  if (*size > kGoMaxBatchSize) {
+    return Damaged(base + p,
+                   absl::StrFormat("invalid batch size %d, maximum is %d", *size, kGoMaxBatchSize));
   }
   b.m = static_cast<int64_t>(m);
-  b.data = data.substr(p, size);
-  b.data_offset = p;
+  b.data_offset = base + p;
+  *pos = p;
+  return b;
+}
+
+absl::StatusOr<RawBatch> ReadBatch(absl::string_view data, size_t* pos, int minor, uint64_t base) {
+  size_t p = *pos;
+  uint64_t size = 0;
+  absl::StatusOr<RawBatch> b = ReadBatchHeader(data, &p, minor, base, &size);
+  if (!b.ok()) return b;
+  if (data.size() - p < size) {
+    return Damaged(base + p,
+                   absl::StrFormat("truncated batch: %d of its %d bytes", data.size() - p, size));
+  }
+  b->data = data.substr(p, size);
   *pos = p + size;
   return b;
 }
@@ -263,13 +279,21 @@ const std::string* GoGeneration::String(uint64_t id) const {
   return it == strings.end() ? nullptr : &it->second;
 }
 
-absl::StatusOr<GoGenerationRead> ReadGoGeneration(absl::string_view data, size_t* pos, int minor) {
+absl::StatusOr<GoBatchExtent> PeekGoBatch(absl::string_view data, size_t pos, int minor) {
+  uint64_t size = 0;
+  absl::StatusOr<RawBatch> b = ReadBatchHeader(data, &pos, minor, 0, &size);
+  if (!b.ok()) return b.status();
+  return GoBatchExtent{b->gen, pos + size};
+}
+
+absl::StatusOr<GoGenerationRead> ReadGoGeneration(absl::string_view data, size_t* pos, int minor,
+                                                  uint64_t base) {
   GoGenerationRead read;
   if (*pos >= data.size()) return read;
   GoGeneration g;
   while (*pos < data.size()) {
     size_t p = *pos;
-    absl::StatusOr<RawBatch> batch = ReadBatch(data, &p, minor);
+    absl::StatusOr<RawBatch> batch = ReadBatch(data, &p, minor, base);
     if (!batch.ok()) {
       if (g.gen == 0) return batch.status();
       read.trailing_error = batch.status();

@@ -78,12 +78,26 @@ struct GoGenerationRead {
   absl::Status trailing_error;
 };
 
+// Where a batch starts and ends: its generation, and the offset just past its data (which
+// may lie beyond the bytes read so far).
+struct GoBatchExtent {
+  uint64_t gen = 0;
+  uint64_t end = 0;
+};
+
+// The extent of the batch at data[pos], from its header alone. Errors: as
+// ReadGoGeneration's for a batch header (including a header cut short by the end of
+// `data`).
+absl::StatusOr<GoBatchExtent> PeekGoBatch(absl::string_view data, size_t pos, int minor);
+
 // Reads the generation starting at `*pos` (just after the header or the previous
-// generation); on return `*pos` is where the next one starts. `minor` is the version.
+// generation); on return `*pos` is where the next one starts. `minor` is the version;
+// `base` the byte offset of data[0] in the trace (for the offsets errors name).
 // Errors name the byte offset: a batch that is not a batch, a generation number that is 0
 // or out of order, a batch, string or stack above Go's limits, a missing or second
 // frequency record, duplicate IDs, a stack naming an unknown string.
-absl::StatusOr<GoGenerationRead> ReadGoGeneration(absl::string_view data, size_t* pos, int minor);
+absl::StatusOr<GoGenerationRead> ReadGoGeneration(absl::string_view data, size_t* pos, int minor,
+                                                  uint64_t base = 0);
 
 // Reads a uvarint at data[*pos] (at most 10 bytes, no overflow); false if there is none.
 bool ReadUvarint(absl::string_view data, size_t* pos, uint64_t* value);

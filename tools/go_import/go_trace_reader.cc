@@ -1,6 +1,8 @@
 #include "tools/go_import/go_trace_reader.h"
 
 #include <algorithm>
+#include <cstring>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -125,7 +127,41 @@ class Frontier {
   std::vector<Cursor*> heap_;
 };
 
+// The whole trace in memory, as a source.
+class StringSource : public reader::ByteSource {
+ public:
+  explicit StringSource(std::string data) : data_(std::move(data)) {}
+  absl::StatusOr<size_t> Read(char* buffer, size_t size) override {
+    const size_t n = std::min(size, data_.size() - pos_);
+    std::memcpy(buffer, data_.data() + pos_, n);
+    pos_ += n;
+    return n;
+  }
+  std::optional<uint64_t> Size() const override { return data_.size(); }
+
+ private:
+  std::string data_;
+  size_t pos_ = 0;
+};
+
 }  // namespace
+
+absl::StatusOr<std::unique_ptr<GoTraceReader>> GoTraceReader::Open(
+    std::unique_ptr<reader::ByteSource> source, GoReaderOptions options) {
+  std::unique_ptr<GoTraceReader> r(new GoTraceReader());
+  r->source_ = std::move(source);
+  r->options_ = options;
+  absl::StatusOr<bool> filled = r->Fill(kGoHeaderSize);
+  if (!filled.ok()) return filled.status();
+  size_t header = 0;
+  absl::StatusOr<int> minor = ReadGoHeader(r->chunk_, &header);
+  if (!minor.ok()) return minor.status();
+  r->minor_ = *minor;
+  r->next_ = r->chunk_.substr(header);
+  r->chunk_.clear();
+  r->chunk_base_ = header;
+  return r;
+}
 
 absl::StatusOr<std::unique_ptr<GoTraceReader>> GoTraceReader::Open(std::string data,
                                                                    GoReaderOptions options) {
@@ -133,19 +169,85 @@ absl::StatusOr<std::unique_ptr<GoTraceReader>> GoTraceReader::Open(std::string d
     return absl::ResourceExhaustedError(absl::StrFormat(
         "the Go trace has %d bytes, more than the %d accepted", data.size(), options.max_bytes));
   }
-  std::unique_ptr<GoTraceReader> r(new GoTraceReader());
-  absl::StatusOr<int> minor = ReadGoHeader(data, &r->pos_);
-  if (!minor.ok()) return minor.status();
-  r->minor_ = *minor;
-  r->options_ = options;
-  r->data_ = std::move(data);
-  return r;
+  return Open(std::make_unique<StringSource>(std::move(data)), options);
+}
+
+absl::StatusOr<bool> GoTraceReader::Fill(size_t n) {
+  constexpr size_t kRead = 64 << 10;
+  while (chunk_.size() < n && !eof_) {
+    const size_t old = chunk_.size();
+    chunk_.resize(old + kRead);
+    absl::StatusOr<size_t> got = source_->Read(chunk_.data() + old, kRead);
+    chunk_.resize(old + (got.ok() ? *got : 0));
+    if (!got.ok()) return got.status();
+    if (*got == 0) eof_ = true;
+    bytes_read_ += *got;
+    if (bytes_read_ > options_.max_bytes) {
+      return absl::ResourceExhaustedError(
+          absl::StrFormat("the Go trace has more than the %d bytes accepted", options_.max_bytes));
+    }
+  }
+  peak_buffered_ = std::max<uint64_t>(peak_buffered_, chunk_.capacity() + next_.capacity());
+  return chunk_.size() >= n;
+}
+
+absl::Status GoTraceReader::TakeGeneration() {
+  chunk_base_ += chunk_.size();
+  chunk_.assign(next_);  // each keeps its capacity: chunk_ a generation's, next_ a read's
+  next_.clear();
+  size_t scan = 0;
+  uint64_t first = 0;
+  while (true) {
+    absl::StatusOr<bool> more = Fill(scan + 1);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    if (absl::StatusOr<bool> s = Fill(scan + kGoMaxBatchHeader); !s.ok()) return s.status();
+    absl::StatusOr<GoBatchExtent> batch = PeekGoBatch(chunk_, scan, minor_);
+    if (!batch.ok()) {  // ReadGoGeneration says what broke
+      scan = chunk_.size();
+      break;
+    }
+    if (first == 0) {
+      first = batch->gen;
+    } else if (batch->gen == first + 1) {
+      break;  // the next generation's first batch
+    }
+    if (absl::StatusOr<bool> s = Fill(batch->end); !s.ok()) return s.status();
+    if (chunk_.size() < batch->end) {  // cut short: ReadGoGeneration says so
+      scan = chunk_.size();
+      break;
+    }
+    scan = batch->end;
+  }
+  next_.assign(chunk_, scan, std::string::npos);
+  chunk_.resize(scan);
+  largest_generation_ = std::max<uint64_t>(largest_generation_, scan);
+  peak_buffered_ = std::max<uint64_t>(peak_buffered_, chunk_.capacity() + next_.capacity());
+  return absl::OkStatus();
 }
 
 absl::StatusOr<bool> GoTraceReader::NextGeneration(std::vector<GoEvent>* events) {
+  GoEventLog log;
+  absl::StatusOr<bool> more = NextGeneration(&log);
+  events->clear();
+  if (!more.ok() || !*more) return more;
+  events->reserve(log.size());
+  GoEventLog::Cursor cursor(log, generation_.get());
+  GoEvent e;
+  while (cursor.Next(&e)) events->push_back(e);
+  return true;
+}
+
+absl::StatusOr<bool> GoTraceReader::NextGeneration(GoEventLog* events) {
   while (!done_) {
-    events->clear();
-    absl::StatusOr<GoGenerationRead> read = ReadGoGeneration(data_, &pos_, minor_);
+    events->Clear();
+    generation_.reset();  // its bytes are replaced
+    if (absl::Status s = TakeGeneration(); !s.ok()) {
+      done_ = true;
+      return s;
+    }
+    size_t pos = 0;
+    absl::StatusOr<GoGenerationRead> read = ReadGoGeneration(chunk_, &pos, minor_, chunk_base_);
     if (!read.ok()) {
       done_ = true;  // the batches cannot be told apart beyond a damaged one
       if (!options_.salvage) return read.status();
@@ -173,13 +275,17 @@ absl::StatusOr<bool> GoTraceReader::NextGeneration(std::vector<GoEvent>* events)
     if (!options_.salvage) return status;
     damage_.push_back(
         absl::StrCat("generation ", generation_->gen, " dropped: ", status.message()));
+    if (!read->trailing_error.ok()) {  // nothing can be read beyond the damage
+      done_ = true;
+      return false;
+    }
     // Start again from the next generation's restated statuses.
     ordering_ = std::make_unique<GoOrdering>();
   }
   return false;
 }
 
-absl::Status GoTraceReader::OrderGeneration(std::vector<GoEvent>* events) {
+absl::Status GoTraceReader::OrderGeneration(GoEventLog* events) {
   GoGeneration& gen = *generation_;
   std::vector<Cursor> cursors;
   cursors.reserve(gen.batches.size());
@@ -198,7 +304,7 @@ absl::Status GoTraceReader::OrderGeneration(std::vector<GoEvent>* events) {
     if (absl::Status s = CheckTableIds(ev, gen); !s.ok()) return s;
     if (ev.time <= last_time_) ev.time = last_time_ + 1;
     last_time_ = ev.time;
-    events->push_back(ev);
+    events->Add(ev);
     return absl::OkStatus();
   };
   // Advances the event of frontier[i]: false if it must wait.

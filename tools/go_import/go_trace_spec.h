@@ -115,6 +115,10 @@ const GoEventSpec& GoSpec(uint8_t type);
 // Go's limits (internal/trace/event/go122): bytes of a batch, frames of a stack, bytes of
 // a string.
 inline constexpr uint64_t kGoMaxBatchSize = uint64_t{64} << 10;
+// The trace's header ("go 1.NN trace\0\0\0"), and the most bytes a batch's header takes
+// (the batch byte, an experiment's number, four uvarints).
+inline constexpr size_t kGoHeaderSize = 16;
+inline constexpr size_t kGoMaxBatchHeader = 2 + 4 * 10;
 inline constexpr uint64_t kGoMaxFramesPerStack = 128;
 inline constexpr uint64_t kGoMaxStringSize = uint64_t{1} << 10;
 

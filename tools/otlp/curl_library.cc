@@ -7,20 +7,12 @@
 #include "reader/shared_library.h"
 
 namespace tracewire::tools {
-namespace {
-
-absl::Status NotLoaded(const char* file_name, absl::string_view why) {
-  return absl::FailedPreconditionError(
-      absl::StrCat("OTLP/HTTP export needs libcurl, which could not be loaded (", file_name, ": ",
-                   why, "); install the Debian package ", kCurlPackage));
-}
-
-}  // namespace
 
 absl::StatusOr<CurlLibrary> LoadCurlLibrary(const char* file_name) {
   CurlLibrary lib;
+  const reader::LibraryNeed need{"OTLP/HTTP export", "libcurl", kCurlPackage};
   const absl::Status opened =
-      reader::OpenSharedLibrary(file_name, [&lib](reader::FunctionResolver& resolve) {
+      reader::OpenSharedLibrary(file_name, need, [&lib](reader::FunctionResolver& resolve) {
         resolve("curl_global_init", &lib.global_init);
         resolve("curl_easy_init", &lib.easy_init);
         resolve("curl_easy_cleanup", &lib.easy_cleanup);
@@ -31,7 +23,7 @@ absl::StatusOr<CurlLibrary> LoadCurlLibrary(const char* file_name) {
         resolve("curl_slist_append", &lib.slist_append);
         resolve("curl_slist_free_all", &lib.slist_free_all);
       });
-  if (!opened.ok()) return NotLoaded(file_name, opened.message());
+  if (!opened.ok()) return opened;
   return lib;
 }
 

@@ -2,7 +2,8 @@
 // counter, th_counter, reported at thread exit and process exit), one track per process
 // (or thread), kind and name, one counter row per report; and gauges, one track per gauge
 // track of the track model (process, category, name), one counter row per sample; and CPU
-// samples lost (cpu_samples_lost), one track per thread, one counter row per report.
+// samples lost (cpu_samples_lost), one track per thread, one counter row per report. Track
+// ids are shared with the thread and process tracks (LoadContext::NewTrackId), as in Perfetto.
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -117,9 +118,9 @@ class CounterTables : public TableWriter {
   int64_t Track(uint32_t process, uint32_t thread, TrackType type, absl::string_view category,
                 absl::string_view name) {
     TrackKey key(process, thread, type, std::string(category), std::string(name));
-    auto [it, inserted] = tracks_.try_emplace(std::move(key), track_count_ + 1);
+    auto [it, inserted] = tracks_.try_emplace(std::move(key), 0);
     if (inserted) {
-      ++track_count_;
+      it->second = context().NewTrackId();
       const TrackTypeInfo& info = kTrackTypes[static_cast<size_t>(type)];
       insert_track_.BindInt(1, it->second);
       insert_track_.BindText(2, info.name);
@@ -148,7 +149,7 @@ class CounterTables : public TableWriter {
     int64_t& track = gauge_tracks_[at.gauge];
     if (track == 0) {
       const reader::GaugeTrack& gauge = context().tracks().gauges()[at.gauge];
-      track = ++track_count_;
+      track = context().NewTrackId();
       insert_track_.BindInt(1, track);
       insert_track_.BindText(2, "gauge");
       insert_track_.BindText(3, gauge.category);
@@ -173,7 +174,6 @@ class CounterTables : public TableWriter {
 
   RowInserter insert_track_;
   RowInserter insert_counter_;
-  int64_t track_count_ = 0;                        // tracks written so far (their ids)
   absl::flat_hash_map<TrackKey, int64_t> tracks_;  // timers and counters
   std::vector<int64_t> gauge_tracks_;              // by gauge track index, 0: not yet written
 };

@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
 #include "reader/track_model.h"
 #include "tools/query/row_inserter.h"
@@ -63,6 +65,28 @@ class LoadContext {
     return thread < thread_slices_.size() ? thread_slices_[thread] : 0;
   }
 
+  // Tracks (Perfetto's track ids: one numbering for thread, process and counter tracks).
+  // A new track's id.
+  int64_t NewTrackId() { return next_track_id_++; }
+  // The id of thread `thread`'s track (the `thread_track` row), allocated when first asked.
+  int64_t ThreadTrackId(uint32_t thread) {
+    if (thread >= thread_tracks_.size()) thread_tracks_.resize(thread + 1, 0);
+    if (thread_tracks_[thread] == 0) thread_tracks_[thread] = NewTrackId();
+    return thread_tracks_[thread];
+  }
+  // The id of lane `lane` of process `process`'s children track (a `process_track` row named
+  // "children", "children 2", ..., as the Perfetto export names them), allocated when first
+  // asked.
+  int64_t ChildLaneTrackId(uint32_t process, uint32_t lane) {
+    auto [it, inserted] = child_lane_tracks_.try_emplace(std::make_pair(process, lane), 0);
+    if (inserted) it->second = NewTrackId();
+    return it->second;
+  }
+  // The children lane tracks allocated: (process, lane) -> id.
+  const absl::flat_hash_map<std::pair<uint32_t, uint32_t>, int64_t>& child_lane_tracks() const {
+    return child_lane_tracks_;
+  }
+
   // Inserters are flushed by FlushInserters() (the loader's, before every commit).
   void AddInserter(RowInserter* inserter) { inserters_.push_back(inserter); }
   void FlushInserters() {
@@ -86,6 +110,9 @@ class LoadContext {
   int64_t next_segment_id_ = 1;         // `task_segment` rows
   std::vector<OpenSlice> open_;         // by slot
   std::vector<int64_t> thread_slices_;  // by thread index
+  int64_t next_track_id_ = 1;
+  std::vector<int64_t> thread_tracks_;  // by thread index, 0: not yet allocated
+  absl::flat_hash_map<std::pair<uint32_t, uint32_t>, int64_t> child_lane_tracks_;
   std::vector<RowInserter*> inserters_;
 };
 

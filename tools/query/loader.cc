@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "tools/cli/event_loop.h"
 #include "tools/cli/output_file.h"
 #include "tools/cli/progress.h"
 #include "tools/cli/trace_input.h"
@@ -14,19 +15,6 @@ namespace {
 
 // Events loaded per transaction: large enough that committing costs nothing per event.
 constexpr uint64_t kEventsPerTransaction = uint64_t{1} << 22;
-
-// Prints the loss reports of a salvage read; returns true if anything was lost.
-bool ReportLosses(const TraceInput& input) {
-  bool lost = false;
-  for (const auto& [file, report] : input.LossReports()) {
-    lost = true;
-    std::fprintf(stderr, "tracewire query: %s: %s\n", file.c_str(), report.Summary().c_str());
-    for (const absl::Status& error : report.errors) {
-      std::fprintf(stderr, "  %s\n", std::string(error.message()).c_str());
-    }
-  }
-  return lost;
-}
 
 }  // namespace
 
@@ -114,26 +102,22 @@ absl::Status Loader::Load(const std::string& path, const LoadOptions& options,
     }
   }
   Progress progress("query");
-  absl::Status trace_error;
-  while (true) {
-    absl::StatusOr<const reader::Event*> event = (*input)->Next();
-    if (!event.ok()) {
-      trace_error = event.status();
-      break;
-    }
-    if (*event == nullptr) break;
-    tracks_.Add(**event, *dispatch_);
-    ++summary->events;
-    if (++events_since_commit_ >= kEventsPerTransaction) {
-      if (!db_->load_status().ok()) return db_->load_status();
-      if (absl::Status s = Commit(/*begin_again=*/true); !s.ok()) return s;
-    }
-    progress.Update((*input)->bytes_read(), (*input)->total_bytes(), summary->events);
-  }
+  absl::Status commit_error;
+  const absl::Status trace_error = ReadEvents(
+      input->get(), &progress,
+      [&](const reader::Event& event) {
+        tracks_.Add(event, *dispatch_);
+        if (++events_since_commit_ < kEventsPerTransaction) return true;
+        commit_error = db_->load_status();
+        if (commit_error.ok()) commit_error = Commit(/*begin_again=*/true);
+        return commit_error.ok();
+      },
+      &summary->events);
+  if (!commit_error.ok()) return commit_error;
   progress.Finish();
   if (!db_->load_status().ok()) return db_->load_status();
   if (!trace_error.ok()) return trace_error;
-  if (options.salvage && ReportLosses(**input)) summary->lost = true;
+  if (options.salvage && ReportLosses("query", **input)) summary->lost = true;
   if (ReportSkippedFiles("query", **input)) summary->skipped = true;
   return absl::OkStatus();
 }

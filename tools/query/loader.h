@@ -24,7 +24,8 @@ namespace tracewire::tools::query {
 struct LoadOptions {
   bool salvage = false;  // skip damaged generations (reported on stderr)
   int jobs = 0;          // decoding threads (DecodingJobs)
-  std::string db_path;   // the database file, "" for memory (never read as an input)
+  std::string db_path;   // the database file, "" for a temporary one (never read as an input)
+  size_t cache_bytes = kDatabaseCacheBytes;  // a named input's own database keeps this much
 };
 
 // What a load found besides its rows.

@@ -2,7 +2,10 @@
 // each with its thread, weight, the innermost region open on its thread and the task the
 // thread worked for; and their stacks as a tree of frames, each frame one row with its
 // caller as parent (Perfetto's callsites), shared by every sample whose stack begins the
-// same way, so that a stack is the id of its innermost frame.
+// same way, so that a stack is the id of its innermost frame. Perfetto's tables as views of
+// them: `perf_sample` (a row per period of a sample's weight, at most 64, as the Perfetto
+// export writes it), `stack_profile_callsite` (a stack_frame row is a callsite and its frame),
+// `stack_profile_frame` and `stack_profile_mapping` (the modules).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -38,6 +41,22 @@ CREATE TABLE sample (
   slice_id INTEGER,
   task_id INTEGER
 );
+CREATE VIEW perf_sample AS
+WITH RECURSIVE period(i) AS (
+  SELECT 1 UNION ALL SELECT i + 1 FROM period WHERE i < 64)
+SELECT row_number() OVER (ORDER BY s.id, p.i) AS id, s.ts AS ts, s.utid AS utid, NULL AS cpu,
+  s.stack_id AS callsite_id, s.id AS sample_id
+FROM sample s JOIN period p ON p.i <= s.weight;
+CREATE VIEW stack_profile_callsite AS
+SELECT id, depth, parent_id, id AS frame_id FROM stack_frame;
+CREATE VIEW stack_profile_mapping AS
+SELECT row_number() OVER (ORDER BY module) AS id,
+  CASE WHEN module GLOB '/*' THEN module ELSE '/' || module END AS name, module
+FROM (SELECT DISTINCT module FROM stack_frame WHERE module IS NOT NULL);
+CREATE VIEW stack_profile_frame AS
+SELECT f.id AS id, coalesce(f.function, printf('0x%x', f.pc)) AS name, m.id AS mapping,
+  coalesce(f.module_offset, f.pc) AS rel_pc, f.file AS file, f.line AS line
+FROM stack_frame f LEFT JOIN stack_profile_mapping m ON m.module = f.module;
 )sql";
 
 constexpr char kInsertFrame[] =

@@ -1,6 +1,7 @@
 // The `slice` table: every slice of the track model (regions, child processes, execs,
-// thread lifetimes), written when it ends, with the id it got when it began. Tasks and
-// task segments have their own tables (task_tables.cc).
+// thread lifetimes), written when it ends, with the id it got when it began, on a track as
+// Perfetto's trace processor puts it (track_tables.cc). Tasks and task segments have their
+// own tables (task_tables.cc).
 #include <cstdint>
 #include <iterator>
 #include <memory>
@@ -28,14 +29,16 @@ CREATE TABLE slice (
   message TEXT,
   self_dur INTEGER,
   end_cause TEXT,
-  task_id INTEGER
+  task_id INTEGER,
+  track_id INTEGER,
+  arg_set_id INTEGER
 );
 )sql";
 
 constexpr char kInsert[] =
     "INSERT INTO slice (id, ts, dur, upid, utid, kind, category, name, depth, parent_id, "
-    "message, self_dur, end_cause, task_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-    "?11, ?12, ?13, ?14)";
+    "message, self_dur, end_cause, task_id, track_id, arg_set_id) VALUES (?1, ?2, ?3, ?4, ?5, "
+    "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
 
 // The kind column, by reader::SliceKind (tasks and task segments are not slices here).
 constexpr absl::string_view kKindNames[] = {"thread", "region", "child", "exec"};
@@ -103,7 +106,10 @@ class SliceTable : public TableWriter {
     insert_.BindText(6, kKindNames[static_cast<size_t>(slice.kind)]);
     insert_.BindText(7, text.category);
     insert_.BindText(8, text.name);
-    insert_.BindInt(9, slice.depth);
+    // A child is on its lane's track of the process's children (as in Perfetto), at depth 0
+    // there; every other slice on its thread's track, at its depth.
+    const bool child = slice.kind == reader::SliceKind::kChild;
+    insert_.BindInt(9, child ? 0 : slice.depth);
     insert_.BindOptionalInt(10, row.parent_id);
     if (text.has_message) {
       insert_.BindText(11, text.message);
@@ -116,6 +122,14 @@ class SliceTable : public TableWriter {
       insert_.BindInt(14, static_cast<int64_t>(slice.task));
     } else {
       insert_.BindNull(14);
+    }
+    insert_.BindInt(15, child ? context().ChildLaneTrackId(slice.process, slice.depth)
+                              : context().ThreadTrackId(slice.thread));
+    // Its arguments (args_view.cc), under its own id: a region's message, a child's.
+    if (text.has_message || child) {
+      insert_.BindInt(16, row.id);
+    } else {
+      insert_.BindNull(16);
     }
     insert_.Run();
   }

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -51,7 +52,8 @@ int Authorize(void* /*unused*/, int action, const char* arg1, const char* arg2,
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<SqliteDatabase>> SqliteDatabase::Open(const std::string& path) {
+absl::StatusOr<std::unique_ptr<SqliteDatabase>> SqliteDatabase::Open(const std::string& path,
+                                                                     size_t cache_bytes) {
   // One thread uses SQLite: no mutexes, and no memory statistics (a mutex per allocation).
   static const bool configured = [] {
     sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
@@ -66,17 +68,17 @@ absl::StatusOr<std::unique_ptr<SqliteDatabase>> SqliteDatabase::Open(const std::
       return absl::AlreadyExistsError(
           absl::StrCat(path, ": already exists (--db writes a new database; remove it first)"));
     }
-  } else {
-    flags |= SQLITE_OPEN_MEMORY;
   }
   sqlite3* db = nullptr;
-  // URI file names stay off: `path` is a plain file name.
-  const int rc = sqlite3_open_v2(path.empty() ? ":memory:" : path.c_str(), &db, flags, nullptr);
+  // URI file names stay off: `path` is a plain file name. The empty name is SQLite's
+  // private temporary database: pages live in the cache and go to an unlinked file in the
+  // temporary directory once the cache is full, so memory stays within the cache size.
+  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close(db);
     return absl::UnavailableError(
-        absl::StrCat(path.empty() ? "in-memory database" : path, ": ", message));
+        absl::StrCat(path.empty() ? "temporary database" : path, ": ", message));
   }
   std::unique_ptr<SqliteDatabase> database(new SqliteDatabase(db));
   sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
@@ -85,8 +87,9 @@ absl::StatusOr<std::unique_ptr<SqliteDatabase>> SqliteDatabase::Open(const std::
   sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 1, nullptr);
   sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
   if (absl::Status s = database->Execute(
-          "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
-          "PRAGMA cache_size=-262144; PRAGMA locking_mode=EXCLUSIVE;");
+          absl::StrCat("PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+                       "PRAGMA cache_size=-",
+                       std::max<size_t>(cache_bytes >> 10, 1), "; PRAGMA locking_mode=EXCLUSIVE;"));
       !s.ok()) {
     return s;
   }

@@ -1,4 +1,4 @@
-// SqliteDatabase: the SQLite connection of `tracewire query` (an in-memory database, or the
+// SqliteDatabase: the SQLite connection of `tracewire query` (a temporary database, or the
 // file of --db), locked down for SQL typed by a user: no ATTACH or DETACH (the only file a
 // query reaches is the one it was opened on), no extension loading, no VACUUM INTO or other
 // pragma that names a file, defensive mode (no writes to the schema tables), untrusted
@@ -6,6 +6,7 @@
 #ifndef TRACEWIRE_TOOLS_QUERY_SQLITE_DATABASE_H_
 #define TRACEWIRE_TOOLS_QUERY_SQLITE_DATABASE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -20,12 +21,20 @@ struct sqlite3_stmt;
 
 namespace tracewire::tools::query {
 
+// The memory a database keeps of its pages by default (SQLite's page cache); the rest is on
+// disk.
+inline constexpr size_t kDatabaseCacheBytes = size_t{256} << 20;
+
 class SqliteDatabase {
  public:
-  // Opens a new database: in memory if `path` is empty, else the file `path`, which must not
-  // exist yet (it is created; AlreadyExists otherwise). Loading settings: no journal, no
+  // Opens a new database: a private temporary one if `path` is empty (held in memory up to
+  // its cache size, then in an unlinked file of the temporary directory: $SQLITE_TMPDIR,
+  // $TMPDIR, /var/tmp, /usr/tmp or /tmp), else the file `path`, which must not exist yet (it
+  // is created; AlreadyExists otherwise). Loading settings: no journal, no
   // syncing (a half-written database is useless anyway, and is rewritten by the next run).
-  static absl::StatusOr<std::unique_ptr<SqliteDatabase>> Open(const std::string& path);
+  // At most `cache_bytes` of the database's pages are kept in memory.
+  static absl::StatusOr<std::unique_ptr<SqliteDatabase>> Open(
+      const std::string& path, size_t cache_bytes = kDatabaseCacheBytes);
   ~SqliteDatabase();
   SqliteDatabase(const SqliteDatabase&) = delete;
   SqliteDatabase& operator=(const SqliteDatabase&) = delete;

@@ -13,14 +13,16 @@ std::unique_ptr<TableWriter> MakeDefParamTable(LoadContext* context);
 std::unique_ptr<TableWriter> MakeChildTables(LoadContext* context);
 std::unique_ptr<TableWriter> MakeTaskTables(LoadContext* context);
 std::unique_ptr<TableWriter> MakeSampleTables(LoadContext* context);
+std::unique_ptr<TableWriter> MakeTrackTables(LoadContext* context);
+std::unique_ptr<TableWriter> MakeArgsView(LoadContext* context);
 std::unique_ptr<TableWriter> MakeViews(LoadContext* context);
 
 std::vector<std::unique_ptr<TableWriter>> MakeTableWriters(LoadContext* context) {
   using Factory = std::unique_ptr<TableWriter> (*)(LoadContext*);
   static constexpr Factory kFactories[] = {
-      MakeProcessTable, MakeThreadTable,   MakeSliceTable,    MakeDataTable,
-      MakeErrorTable,   MakeCounterTables, MakeDefParamTable, MakeChildTables,
-      MakeTaskTables,   MakeSampleTables,  MakeViews,
+      MakeProcessTable,  MakeThreadTable,   MakeSliceTable,  MakeDataTable,  MakeErrorTable,
+      MakeCounterTables, MakeDefParamTable, MakeChildTables, MakeTaskTables, MakeSampleTables,
+      MakeTrackTables,   MakeArgsView,      MakeViews,
   };
   std::vector<std::unique_ptr<TableWriter>> writers;
   for (Factory factory : kFactories) writers.push_back(factory(context));

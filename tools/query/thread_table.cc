@@ -1,10 +1,12 @@
 // The `thread` table: one row per thread of each process, written at the end of the load,
-// with the times of its lifetime slice.
+// with the times of its lifetime slice and its kernel thread id where known (Perfetto's
+// `thread.tid`).
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "reader/sid_parts.h"
 #include "tools/query/table_writer.h"
 
 namespace tracewire::tools::query {
@@ -17,13 +19,14 @@ CREATE TABLE thread (
   name TEXT,
   start_ts INTEGER,
   end_ts INTEGER,
-  is_main_thread INTEGER
+  is_main_thread INTEGER,
+  tid INTEGER
 );
 )sql";
 
 constexpr char kInsert[] =
-    "INSERT INTO thread (utid, upid, name, start_ts, end_ts, is_main_thread) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+    "INSERT INTO thread (utid, upid, name, start_ts, end_ts, is_main_thread, tid) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 
 class ThreadTable : public TableWriter {
  public:
@@ -53,6 +56,18 @@ class ThreadTable : public TableWriter {
       insert_.BindOptionalInt(4, times.start);
       insert_.BindOptionalInt(5, times.end);
       insert_.BindInt(6, threads[t].thread_id == 0 ? 1 : 0);
+      // The kernel's thread id; for a trace that does not record it, the main thread's is
+      // its process's pid and the others' unknown.
+      std::optional<int64_t> tid;
+      if (threads[t].tid != 0) {
+        tid = static_cast<int64_t>(threads[t].tid);
+      } else if (threads[t].thread_id == 0) {
+        if (std::optional<uint32_t> pid = reader::PidFromSidComponent(
+                reader::SidLastComponent(context().tracks().process(threads[t].process).sid))) {
+          tid = *pid;
+        }
+      }
+      insert_.BindOptionalInt(7, tid);
       insert_.Run();
     }
   }

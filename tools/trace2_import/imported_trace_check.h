@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "reader/reader.h"
 
 namespace tracewire::tools {
 
@@ -11,6 +12,11 @@ namespace tracewire::tools {
 // decodes; otherwise an internal error naming what the reader rejected, since an importer
 // that writes a trace its own reader rejects has a bug.
 absl::Status CheckImportedTrace(absl::string_view trace, absl::string_view source_name);
+
+// Reads every event of `reader` to the end of its input: OK there, else the first error
+// the reader returned (as it returned it). The importers that stream their output read it
+// back through this as they write it.
+absl::Status ReadToEnd(reader::Reader* reader);
 
 }  // namespace tracewire::tools
 

@@ -10,6 +10,12 @@
 #include "reader/targets/valid_utf8.h"
 
 namespace tracewire::targets::perfetto_export {
+namespace {
+
+// The mapping of frames in no known module (perf's name for them).
+constexpr absl::string_view kUnknownModule = "[unknown]";
+
+}  // namespace
 
 void PerfettoFormatter::OnSample(const Event& e, const reader::SampleContext& at) {
   if (at.thread >= threads_.size() || threads_[at.thread].sequence.id == 0) return;
@@ -30,10 +36,14 @@ void PerfettoFormatter::OnSample(const Event& e, const reader::SampleContext& at
       entry->set_iid(fn->second);
       entry->set_str(function);
     }
-    // The frame's module: a mapping whose path is interned by its components.
+    // The frame's module: a mapping whose path is interned by its components. A frame in no
+    // known module (a Go trace's, a pc outside the modules) is in "[unknown]", as perf names
+    // it: the trace processor wants a mapping for every frame.
     uint64_t mapping = 0;
-    if (!frame->module.empty()) {
-      const std::string module(ValidUtf8(frame->module, &scratch_));
+    {
+      const std::string module = frame->module.empty()
+                                     ? std::string(kUnknownModule)
+                                     : std::string(ValidUtf8(frame->module, &scratch_));
       auto [m, new_mapping] = seq.mappings.try_emplace(module, seq.mappings.size() + 1);
       if (new_mapping) {
         pb::Mapping* entry = write ? interned->add_mappings() : nullptr;
@@ -52,17 +62,15 @@ void PerfettoFormatter::OnSample(const Event& e, const reader::SampleContext& at
       }
       mapping = m->second;
     }
-    const uint64_t rel_pc = mapping == 0 ? frame->pc : frame->module_offset;
+    const uint64_t rel_pc = frame->module.empty() ? frame->pc : frame->module_offset;
     auto [fr, new_frame] = seq.frames.try_emplace(
         absl::StrCat(fn->second, ":", mapping, ":", rel_pc), seq.frames.size() + 1);
     if (new_frame && write) {
       pb::Frame* entry = interned->add_frames();
       entry->set_iid(fr->second);
       entry->set_function_name_id(fn->second);
-      if (mapping != 0) {
-        entry->set_mapping_id(mapping);
-        entry->set_rel_pc(rel_pc);
-      }
+      entry->set_mapping_id(mapping);
+      entry->set_rel_pc(rel_pc);
     }
     absl::StrAppend(&frames_key, fr->second, ",");
   }
