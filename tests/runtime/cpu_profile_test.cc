@@ -20,6 +20,7 @@
 
 #include "absl/strings/match.h"
 #include "format/event_spec.h"
+#include "format/varint.h"
 #include "gtest/gtest.h"
 #include "tests/runtime/trace_file.h"
 #include "tests/runtime/traced_child.h"
@@ -109,6 +110,8 @@ struct ProfileView {
   std::map<uint64_t, std::string> thread_names;  // thread number -> name
   // Events after thread_exit on their thread in the same generation (must be none).
   int after_exit = 0;
+  // The CPU time a thread reported with tw_data_intmax(.., "thread_cpu_ns", ..), by name.
+  std::map<std::string, int64_t> reported_cpu_ns;
 };
 
 ProfileView ViewProfile(const DecodedTrace& trace) {
@@ -142,6 +145,12 @@ ProfileView ViewProfile(const DecodedTrace& trace) {
           break;
         case EventType::kCpuSamplesLost:
           view.lost += e.Arg("count");
+          break;
+        case EventType::kDataInt:
+          if (e.site.label == "thread_cpu_ns") {
+            view.reported_cpu_ns[view.thread_names[e.thread]] =
+                format::ZigzagDecode(e.Arg("value"));
+          }
           break;
         default:
           break;
@@ -183,6 +192,9 @@ TEST(CpuProfileTest, SamplesFollowCpuTimeRegionsAndThreads) {
       tw_thread_start("idle");
       tw_region_enter("prof", "idle", TW_NO_REPO);
       usleep(300 * 1000);
+      // What the thread used, start-up included (a loaded, sanitized run uses a few ms).
+      tw_data_intmax("prof", TW_NO_REPO, "thread_cpu_ns",
+                     static_cast<intmax_t>(ThreadCpuSeconds() * 1e9));
       tw_region_leave("prof", "idle", TW_NO_REPO);
       tw_thread_exit();
     });
@@ -222,10 +234,18 @@ TEST(CpuProfileTest, SamplesFollowCpuTimeRegionsAndThreads) {
   const double ratio = static_cast<double>(heavy) / std::max(light, 1);
   EXPECT_GE(ratio, 3 * 0.85) << heavy << " / " << light;
   EXPECT_LE(ratio, 3 * 1.15) << heavy << " / " << light;
-  // The sleeping thread used (almost) no CPU: no sample.
-  for (const auto& [thread, count] : per_thread) {
-    EXPECT_FALSE(absl::EndsWith(thread, ":idle")) << count << " samples on " << thread;
+  // The sleeping thread is sampled by the CPU it used, not by its 300 ms asleep (75
+  // samples at 250 Hz): at most one sample per 4 ms it reported, and one more for what it
+  // used after reporting (leaving its region and exiting).
+  bool idle_seen = false;
+  for (const auto& [thread, cpu_ns] : view.reported_cpu_ns) {
+    if (!absl::EndsWith(thread, ":idle")) continue;
+    idle_seen = true;
+    const int64_t period_ns = 1'000'000'000 / 250;
+    EXPECT_LE(per_thread[thread], cpu_ns / period_ns + 1)
+        << per_thread[thread] << " samples on " << thread << ", which used " << cpu_ns << " ns";
   }
+  EXPECT_TRUE(idle_seen) << "the idle thread's CPU time is in the trace";
 }
 
 // A thread that never records an event while it burns still has its samples written, by
