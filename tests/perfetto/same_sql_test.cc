@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -50,38 +51,41 @@ std::string Show(const Rows& rows) {
   return text;
 }
 
-// A query; `last_is_duration`: its last column is a region's duration, which may differ
-// (see kRegions).
+// A query; `time_columns`: the columns (from 0) that hold a time or a duration, which may
+// differ by a tolerance: the export moves an event 1 ns after the one before it on its
+// track where their nanoseconds coincide (its times per track strictly increase), and a
+// region's duration is the one the trace reports (see kRegions).
 struct SharedQuery {
-  SharedQuery(const char* text, bool duration = false)  // NOLINT: a query is its text
-      : sql(text), last_is_duration(duration) {}
+  SharedQuery(const char* text, std::vector<int> times = {})  // NOLINT: a query is its text
+      : sql(text), time_columns(std::move(times)) {}
   std::string sql;
-  bool last_is_duration;
+  std::vector<int> time_columns;
 };
 
-// Whether the rows are the same, the last cells as integers within `tolerance`.
-bool SameRows(const Rows& a, const Rows& b, int64_t tolerance) {
+// Whether the rows are the same, the cells of `time_columns` as integers within `tolerance`.
+bool SameRows(const Rows& a, const Rows& b, const std::vector<int>& time_columns,
+              int64_t tolerance) {
   if (a.size() != b.size()) return false;
   for (size_t r = 0; r < a.size(); ++r) {
     if (a[r].size() != b[r].size() || a[r].empty()) return false;
-    const size_t last = a[r].size() - 1;
-    for (size_t c = 0; c < last; ++c) {
-      if (a[r][c] != b[r][c]) return false;
-    }
-    int64_t x = 0, y = 0;
-    if (a[r][last] == b[r][last]) continue;
-    if (tolerance == 0 || !absl::SimpleAtoi(a[r][last], &x) || !absl::SimpleAtoi(b[r][last], &y) ||
-        std::abs(x - y) > tolerance) {
-      return false;
+    for (size_t c = 0; c < a[r].size(); ++c) {
+      if (a[r][c] == b[r][c]) continue;
+      const bool time = std::find(time_columns.begin(), time_columns.end(), static_cast<int>(c)) !=
+                        time_columns.end();
+      int64_t x = 0, y = 0;
+      if (!time || !absl::SimpleAtoi(a[r][c], &x) || !absl::SimpleAtoi(b[r][c], &y) ||
+          std::abs(x - y) > tolerance) {
+        return false;
+      }
     }
   }
   return true;
 }
 
 // Runs each query on both and expects the same rows (in any order), and at least one; a
-// duration in the last column may differ by `duration_tolerance` ns.
+// time or duration may differ by `time_tolerance` ns.
 void ExpectSameRows(const std::string& input, const std::vector<SharedQuery>& queries,
-                    int64_t duration_tolerance = 1000) {
+                    int64_t time_tolerance = 1000) {
   ASSERT_FALSE(Shell().empty())
       << "Perfetto's trace_processor_shell not found: set TRACEWIRE_TRACE_PROCESSOR or put "
          "shared/tools/perfetto/ beside the repository";
@@ -90,7 +94,7 @@ void ExpectSameRows(const std::string& input, const std::vector<SharedQuery>& qu
     const Rows perfetto = Sorted(TraceProcessorQuery(Shell(), pftrace, query.sql));
     const Rows tracewire = Sorted(TracewireQuery(input, query.sql));
     EXPECT_FALSE(perfetto.empty()) << query.sql;
-    EXPECT_TRUE(SameRows(perfetto, tracewire, query.last_is_duration ? duration_tolerance : 0))
+    EXPECT_TRUE(SameRows(perfetto, tracewire, query.time_columns, time_tolerance))
         << query.sql << "\ntrace processor:\n"
         << Show(perfetto) << "tracewire query:\n"
         << Show(tracewire);
@@ -120,10 +124,11 @@ const std::vector<SharedQuery> kThreadIds = {
 // traces with tasks: Perfetto's thread tracks also hold a task's segments, and its process
 // tracks the tasks, which tracewire has in `task_segment` and `task`.)
 const std::vector<SharedQuery> kRegions = {
-    "select p.pid, t.name, s.category, s.name, s.depth, count(*), min(s.ts) "
-    "from slice s join thread_track tt on s.track_id = tt.id join thread t using (utid) "
-    "join process p using (upid) where s.dur > 0 and s.category <> 'thread' "
-    "group by 1, 2, 3, 4, 5",
+    {"select p.pid, t.name, s.category, s.name, s.depth, count(*), min(s.ts) "
+     "from slice s join thread_track tt on s.track_id = tt.id join thread t using (utid) "
+     "join process p using (upid) where s.dur > 0 and s.category <> 'thread' "
+     "group by 1, 2, 3, 4, 5",
+     {6}},
     // A region's duration: tracewire's is the one the trace reports on its end (git's
     // t_rel), Perfetto's from its begin to its end: in a runtime trace they differ by the
     // rounding of the reported seconds (nanoseconds), in git's own traces by git's clock
@@ -131,7 +136,7 @@ const std::vector<SharedQuery> kRegions = {
     {"select t.name, s.category, s.name, s.ts, s.dur from slice s join thread_track tt "
      "on s.track_id = tt.id join thread t using (utid) where s.dur > 0 and "
      "s.category <> 'thread'",
-     true},
+     {3, 4}},
     // The tracks the slices are on, by type.
     "select t.type, count(*) from slice s join track t on s.track_id = t.id "
     "where s.dur > 0 and s.category <> 'thread' group by 1",
@@ -140,9 +145,10 @@ const std::vector<SharedQuery> kRegions = {
 // Arguments: slice -> args (a value between <>: tracewire's CSV writes an empty text as
 // it writes NULL).
 const std::vector<SharedQuery> kArgs = {
-    "select s.ts, a.key, a.value_type, '<' || a.display_value || '>' as value from slice s "
-    "join args a using (arg_set_id) where s.dur > 0 and a.key in ('debug.msg', "
-    "'debug.child_id', 'debug.class', 'debug.hook')",
+    {"select s.ts, a.key, a.value_type, '<' || a.display_value || '>' as value from slice s "
+     "join args a using (arg_set_id) where s.dur > 0 and a.key in ('debug.msg', "
+     "'debug.child_id', 'debug.class', 'debug.hook')",
+     {0}},
 };
 
 // Nested regions: a slice's parent.
@@ -168,10 +174,13 @@ const std::vector<SharedQuery> kCounters = {
     "select p.pid, count(distinct t.id), count(*), cast(sum(c.value) as int), "
     "cast(max(c.value) as int) from counter c join process_counter_track t "
     "on c.track_id = t.id join process p using (upid) group by 1",
-    "select count(distinct t.id), count(*), min(c.ts), max(c.ts) from counter c "
-    "join counter_track t on c.track_id = t.id",
-    "select c.ts, cast(c.value as int) from counter c join counter_track t on c.track_id = t.id "
-    "where t.name glob '*in-flight*'",
+    {"select count(distinct t.id), count(*), min(c.ts), max(c.ts) from counter c "
+     "join counter_track t on c.track_id = t.id",
+     {2, 3}},
+    // (The value first: rows are paired in sorted order, and the time may have moved.)
+    {"select cast(c.value as int), c.ts from counter c join counter_track t "
+     "on c.track_id = t.id where t.name glob '*in-flight*'",
+     {1}},
     "select t.type, count(distinct t.id), count(*) from counter c join track t "
     "on c.track_id = t.id group by 1",
 };
@@ -180,8 +189,9 @@ const std::vector<SharedQuery> kCounters = {
 // stack_profile_mapping), and the sampled threads.
 const std::vector<SharedQuery> kSamples = {
     "select count(*) from perf_sample",
-    "select t.name, count(*), min(s.ts), max(s.ts) from perf_sample s join thread t "
-    "using (utid) group by 1",
+    {"select t.name, count(*), min(s.ts), max(s.ts) from perf_sample s join thread t "
+     "using (utid) group by 1",
+     {2, 3}},
     "select f.name, c.depth, count(*) from perf_sample s join stack_profile_callsite c "
     "on s.callsite_id = c.id join stack_profile_frame f on c.frame_id = f.id group by 1, 2",
     "select f.name, pf.name, count(*) from perf_sample s join stack_profile_callsite c "
