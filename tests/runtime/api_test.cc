@@ -90,7 +90,10 @@ class ApiTest : public ::testing::Test {
                                    {"TRACEWIRE_APP_VERSION", "1.2.3"},
                                    {"TRACEWIRE_PARENT_SID", ""},
                                    {"TRACEWIRE_PARENT_NAME", "outer"},
-                                   {"TRACEWIRE_ANCESTRY", "0"}},  // only the explicit list
+                                   {"TRACEWIRE_ANCESTRY", "0"},  // only the explicit list
+                                   // generations cut by tw_exec only (a slow run, under a
+                                   // sanitizer or an emulator, would get time cuts too)
+                                   {"TRACEWIRE_GENERATION_MS", "3600000"}},
                                   EveryApiCall);
     ASSERT_TRUE(WIFEXITED(status));
     ASSERT_EQ(WEXITSTATUS(status), 9);

@@ -352,7 +352,11 @@ TEST_P(StreamSocketTest, StreamReceivesWholeTrace) {
   const int listener = BindUnix(path, SOCK_STREAM);
   ASSERT_GE(listener, 0) << strerror(errno);
   std::string bytes;
-  const int pid = StartInChild(ChildEnv({{"TRACEWIRE", GetParam() + path}}), SocketWorkload);
+  // The reader thread below may be starved for a while on a loaded machine: the runtime
+  // waits for it rather than dropping a generation at the default 1 s bound.
+  const int pid = StartInChild(
+      ChildEnv({{"TRACEWIRE", GetParam() + path}, {"TRACEWIRE_WRITE_TIMEOUT_MS", "60000"}}),
+      SocketWorkload);
   std::thread reader([&] { bytes = ReadStreamToEof(listener); });
   const int status = WaitForChild(pid);
   reader.join();
@@ -374,7 +378,11 @@ TEST_P(DgramSocketTest, DatagramsConcatenateToWholeTrace) {
   std::atomic<bool> done{false};
   std::string bytes;
   int datagrams = 0;
-  const int pid = StartInChild(ChildEnv({{"TRACEWIRE", GetParam() + path}}), SocketWorkload);
+  // The reader thread below may be starved for a while on a loaded machine: the runtime
+  // waits for it rather than dropping a generation at the default 1 s bound.
+  const int pid = StartInChild(
+      ChildEnv({{"TRACEWIRE", GetParam() + path}, {"TRACEWIRE_WRITE_TIMEOUT_MS", "60000"}}),
+      SocketWorkload);
   std::thread reader([&] { bytes = ReadDatagrams(fd, done, &datagrams); });
   const int status = WaitForChild(pid);
   done = true;

@@ -130,7 +130,9 @@ int RegionAcrossGenerations() {
 
 TEST(ThreadsTest, OpenRegionsAreRestatedInLaterGenerations) {
   const std::string dir = MakeTempDir("restate");
-  const int status = RunInChild({{"TRACEWIRE", dir}}, RegionAcrossGenerations);
+  // Generations cut by tw_flush only (a slow run would get time cuts too).
+  const int status = RunInChild({{"TRACEWIRE", dir}, {"TRACEWIRE_GENERATION_MS", "3600000"}},
+                                RegionAcrossGenerations);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   absl::StatusOr<DecodedTrace> trace = DecodeTraceFile(OnlyFileIn(dir));
   ASSERT_TRUE(trace.ok()) << trace.status();
