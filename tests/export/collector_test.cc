@@ -192,7 +192,9 @@ TEST(CollectorTest, ReceivesTwentyConcurrentTracedProcesses) {
   close(half_done);  // disconnects in the middle of a generation
   for (pid_t pid : pids) EXPECT_EQ(Wait(pid), 1);
   close(garbage);
-  const CollectorStats stats = collector.Stop();
+  // Every connection served (a starved collector can still hold exited demos' connections
+  // in its backlog): 40 processes, the half-done one and the garbage.
+  const CollectorStats stats = collector.Stop(/*wait_for_disconnects=*/true, 42);
 
   // 20 demos and their 20 children: one file per sid, each a complete, valid trace.
   CheckFiles(options.out_dir, 40);
@@ -245,7 +247,9 @@ TEST(CollectorTest, DatagramSockets) {
   CollectorOptions options;
   ASSERT_TRUE(tools::ParseListenAddress("af_unix:dgram:" + SocketPath("dgram"), &options).ok());
   options.out_dir = TempDir("collector_dgram");
-  options.dgram_idle = absl::Milliseconds(100);  // senders count as gone after this
+  // Senders count as gone after this: long enough that a sender the scheduler stops in the
+  // middle of a generation is not ended there, short enough to keep the test quick.
+  options.dgram_idle = absl::Seconds(2);
   RunningCollector collector(options);
   ASSERT_NE(collector.get(), nullptr);
   std::vector<pid_t> pids;
@@ -255,7 +259,9 @@ TEST(CollectorTest, DatagramSockets) {
               {{"TRACEWIRE", "af_unix:" + options.socket_path}, {"TRACEWIRE_GENERATION_MS", "2"}}));
   }
   for (pid_t pid : pids) EXPECT_EQ(Wait(pid), 1);
-  const CollectorStats stats = collector.Stop();
+  // Stopped once the 10 senders (5 demos, 5 children) were seen and went idle: every
+  // datagram they sent was read.
+  const CollectorStats stats = collector.Stop(/*wait_for_disconnects=*/true, 10);
   EXPECT_EQ(stats.stream_errors, 0u);
   CheckFiles(options.out_dir, 10);
 }

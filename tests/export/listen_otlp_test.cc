@@ -91,13 +91,18 @@ TEST(ListenOtlpTest, SlowReceiverFillsTheQueueAndDropsAreCounted) {
   while (FilesIn(l.out_dir).size() < 8 && absl::Now() < deadline) {
     absl::SleepFor(absl::Milliseconds(20));
   }
-  absl::SleepFor(absl::Milliseconds(500));  // the last completions reach the queue
+  // The queue is full and has dropped a process (logged at the first drop); how many more
+  // completions reach it before the release is the scheduler's choice.
+  while (!absl::StrContains(cli_test::ReadFile(l.log), "OTLP queue full") &&
+         absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
   receiver.Release();
   ASSERT_EQ(StopListener(l), kExitNotDelivered);
   const std::string log = cli_test::ReadFile(l.log);
   const uint64_t forwarded = Counted(log, "processes forwarded");
   const uint64_t dropped = Counted(log, "dropped from the full queue");
-  EXPECT_GE(dropped, 4u) << log;              // 5, unless a completion came after the release
+  EXPECT_GE(dropped, 1u) << log;  // 5 when every completion came before the release
   EXPECT_EQ(forwarded + dropped, 8u) << log;  // the queue drained at the stop
   EXPECT_EQ(receiver.Requests().size(), forwarded);
   EXPECT_TRUE(absl::StrContains(log, "OTLP queue full (2 processes waiting")) << log;
