@@ -92,7 +92,7 @@ for target in "${targets[@]}"; do
   [ "$fuzz_seconds" -lt $(((seconds + 4) / 5)) ] && fuzz_seconds=$(((seconds + 4) / 5))
   # 3. Fuzz, new inputs going to a scratch directory (the committed ones stay as they are).
   "$fuzzer" -max_total_time="$fuzz_seconds" -print_final_stats=1 -entropic=0 -max_len=4096 \
-    -timeout=25 -rss_limit_mb=2560 -artifact_prefix="$artifacts/$target/" \
+    -timeout=60 -rss_limit_mb=2560 -artifact_prefix="$artifacts/$target/" \
     "$artifacts/$target/new" "${inputs[@]}" >"$log" 2>&1
   status=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\)/\1/p' "$log" | tail -n 1)

@@ -14,15 +14,26 @@ import (
 	"runtime/pprof"
 	"runtime/trace"
 	"sync"
+	"syscall"
 	"time"
 )
 
 var sink []byte
 
-// spin burns CPU for about d so that the CPU profiler takes samples in it.
+// cpuTime is the CPU time the process has used.
+func cpuTime() time.Duration {
+	var usage syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &usage); err != nil {
+		panic(err)
+	}
+	return time.Duration(usage.Utime.Nano() + usage.Stime.Nano())
+}
+
+// spin burns about d of CPU time (not of wall time, which a loaded machine stretches) so
+// that the CPU profiler takes samples in it.
 func spin(d time.Duration) int {
 	n := 0
-	for start := time.Now(); time.Since(start) < d; {
+	for start := cpuTime(); cpuTime()-start < d; {
 		for i := 0; i < 10000; i++ {
 			n += i * i
 		}
