@@ -24,13 +24,7 @@
 namespace tracewire::testing {
 namespace {
 
-const std::string& Shell() {
-  static const std::string* shell = [] {
-    std::optional<std::string> found = FindTraceProcessor(Tool("tests/perfetto/same_sql_test.cc"));
-    return new std::string(found.value_or(""));
-  }();
-  return *shell;
-}
+const std::string& Shell() { return TraceProcessorFor("tests/perfetto/same_sql_test.cc"); }
 
 std::string PerfettoExport(const std::string& input) {
   static int runs = 0;

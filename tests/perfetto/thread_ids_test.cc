@@ -27,14 +27,7 @@ namespace {
 
 using nlohmann::json;
 
-const std::string& Shell() {
-  static const std::string* shell = [] {
-    std::optional<std::string> found =
-        FindTraceProcessor(Tool("tests/perfetto/thread_ids_test.cc"));
-    return new std::string(found.value_or(""));
-  }();
-  return *shell;
-}
+const std::string& Shell() { return TraceProcessorFor("tests/perfetto/thread_ids_test.cc"); }
 
 std::string Decode(const std::string& input, const std::string& format) {
   static int runs = 0;
@@ -126,8 +119,7 @@ TEST(ThreadIdsTest, EveryExportShowsTheIdsTheThreadsSaw) {
   }
   EXPECT_EQ(from_tp, seen);
   EXPECT_EQ(tp_pid, seen["main"]);  // the main thread's id is the process's pid
-  EXPECT_EQ(tp("select name from thread where is_main_thread = 1 and utid != 0"),
-            Rows{{"main"}});
+  EXPECT_EQ(tp("select name from thread where is_main_thread = 1 and utid != 0"), Rows{{"main"}});
 
   // The Chrome export.
   int64_t chrome_pid = 0;

@@ -56,6 +56,11 @@ std::optional<std::string> FindTraceProcessor(const std::string& source_in_runfi
   return std::nullopt;
 }
 
+const std::string& TraceProcessorFor(const std::string& source) {
+  static const std::string* shell = new std::string(FindTraceProcessor(Tool(source)).value_or(""));
+  return *shell;
+}
+
 Rows ParseCsv(const std::string& text) {
   Rows rows;
   std::vector<std::string> row;

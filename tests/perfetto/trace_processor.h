@@ -19,6 +19,10 @@ using Rows = std::vector<std::vector<std::string>>;
 // runfiles, `source_in_runfiles`). nullopt if there is none.
 std::optional<std::string> FindTraceProcessor(const std::string& source_in_runfiles);
 
+// FindTraceProcessor's answer for the test's source file `source` (a repository path, found
+// through Tool()), looked up once per process; empty if there is none.
+const std::string& TraceProcessorFor(const std::string& source);
+
 // Runs `sql` (one statement) on the Perfetto trace `trace` with the trace processor at
 // `shell`; adds a gtest failure and returns no rows if it fails.
 Rows TraceProcessorQuery(const std::string& shell, const std::string& trace,

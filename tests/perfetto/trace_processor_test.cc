@@ -32,14 +32,7 @@ namespace {
 
 using nlohmann::json;
 
-const std::string& Shell() {
-  static const std::string* shell = [] {
-    std::optional<std::string> found =
-        FindTraceProcessor(Tool("tests/perfetto/trace_processor_test.cc"));
-    return new std::string(found.value_or(""));
-  }();
-  return *shell;
-}
+const std::string& Shell() { return TraceProcessorFor("tests/perfetto/trace_processor_test.cc"); }
 
 std::string Decode(const std::string& input, const std::string& format,
                    const std::vector<std::string>& flags, int expected_exit) {
@@ -301,7 +294,9 @@ TEST(TraceProcessorTest, ImportedGoTraceSamples) {
                     {}),
             0);
   const std::string pftrace = Decode(out, "perfetto", {}, 0);
-  const auto tp = [&](const std::string& sql) { return TraceProcessorQuery(Shell(), pftrace, sql); };
+  const auto tp = [&](const std::string& sql) {
+    return TraceProcessorQuery(Shell(), pftrace, sql);
+  };
   const Rows samples = tp("select count(*) from perf_sample");
   ASSERT_EQ(samples.size(), 1u);
   EXPECT_GT(Int(samples[0][0]), 0);
