@@ -15,6 +15,7 @@
 #include "tools/cli/exit_codes.h"
 #include "tools/cli/output_file.h"
 #include "tools/cli/progress.h"
+#include "tools/commands/import_outcome.h"
 #include "tools/trace2_import/imported_trace_check.h"
 
 namespace tracewire::tools {
@@ -146,30 +147,12 @@ int Import(std::unique_ptr<reader::ByteSource> opened, const std::string& input,
   reader::Reader check(reader::ChunkSource(next_chunk, "imported trace"));
   const absl::Status check_error = ReadToEnd(&check);
   progress.Finish();
-  if (!input_error.ok()) {
-    (*out)->Discard();
-    std::fprintf(stderr, "tracewire import: %s\n", std::string(input_error.message()).c_str());
-    return kExitUsage;
-  }
-  if (!import_error.ok()) {
-    (*out)->Discard();
-    std::fprintf(stderr, "tracewire import: %s: %s\n", input.c_str(),
-                 std::string(import_error.message()).c_str());
-    return kExitInvalid;
-  }
-  if (!check_error.ok()) {
-    (*out)->Discard();
-    std::fprintf(stderr,
-                 "tracewire import: %s: the imported trace does not decode (a bug in tracewire "
-                 "import): %s\n",
-                 input.c_str(), std::string(check_error.message()).c_str());
-    return kExitInvalid;
-  }
-  if (absl::Status s = (*out)->Close(); !s.ok()) {
-    std::fprintf(stderr, "tracewire import: %s\n", std::string(s.message()).c_str());
-    return kExitUsage;
-  }
-  return kExitOk;
+  return FinishImport(input,
+                      {.output_error = input_error,
+                       .import_error = import_error,
+                       .import_exit = kExitInvalid,
+                       .check_error = check_error},
+                      **out);
 }
 
 }  // namespace tracewire::tools

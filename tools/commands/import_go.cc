@@ -10,6 +10,7 @@
 #include "reader/reader.h"
 #include "tools/cli/exit_codes.h"
 #include "tools/cli/output_file.h"
+#include "tools/commands/import_outcome.h"
 #include "tools/go_import/go_import.h"
 #include "tools/go_import/go_trace_source.h"
 #include "tools/trace2_import/imported_trace_check.h"
@@ -81,33 +82,13 @@ int ImportGo(std::unique_ptr<reader::ByteSource> source, const std::string& inpu
   };
   reader::Reader check(reader::ChunkSource(next_chunk, "imported Go trace"));
   const absl::Status check_error = ReadToEnd(&check);
-  if (!output_error.ok()) {
-    (*out)->Discard();
-    std::fprintf(stderr, "tracewire import: %s\n", std::string(output_error.message()).c_str());
-    return kExitUsage;
-  }
-  if (!import_error.ok()) {
-    (*out)->Discard();
-    std::fprintf(stderr, "tracewire import: %s: %s\n", input.c_str(),
-                 std::string(import_error.message()).c_str());
-    return ConversionExit(import_error);
-  }
-  if (!check_error.ok()) {
-    (*out)->Discard();
-    std::fprintf(stderr,
-                 "tracewire import: %s: the imported trace does not decode (a bug in tracewire "
-                 "import): %s\n",
-                 input.c_str(), std::string(check_error.message()).c_str());
-    return kExitInvalid;
-  }
-  for (const std::string& damage : (*importer)->damage()) {
-    std::fprintf(stderr, "tracewire import: %s: lost: %s\n", input.c_str(), damage.c_str());
-  }
-  if (absl::Status s = (*out)->Close(); !s.ok()) {
-    std::fprintf(stderr, "tracewire import: %s\n", std::string(s.message()).c_str());
-    return kExitUsage;
-  }
-  return (*importer)->damage().empty() ? kExitOk : kExitInvalid;
+  return FinishImport(input,
+                      {.output_error = output_error,
+                       .import_error = import_error,
+                       .import_exit = ConversionExit(import_error),
+                       .check_error = check_error,
+                       .damage = (*importer)->damage()},
+                      **out);
 }
 
 }  // namespace tracewire::tools
