@@ -20,6 +20,7 @@ namespace tracewire::cli_test {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string Fixture(const std::string& name) {
   return absl::StrCat("tests/go_import/testdata/", name, ".trace");
@@ -66,6 +67,30 @@ TEST_P(GoCliTest, CommandsReadGoTracesDirectly) {
   EXPECT_GE(checked.thread_tracks.size(), 500u);
   EXPECT_FALSE(checked.samples_by_thread.empty());
   EXPECT_FALSE(checked.counters.empty());
+}
+
+// The other outputs read a Go trace too: OTLP has a span per user region, the folded
+// stacks hold the CPU samples' stacks (the workload spins in main.spin), and `diff` of a
+// trace against itself finds the 40 jobs on both sides and nothing changed.
+TEST_P(GoCliTest, OtlpFoldedAndDiffReadGoTraces) {
+  const std::string trace = Fixture(GetParam());
+  CommandResult r = RunCommand({Tracewire(), "decode", "--format=otlp", trace});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t job_spans = 0;
+  for (size_t at = r.out.find("\"name\":\"region(go_region,job)\""); at != std::string::npos;
+       at = r.out.find("\"name\":\"region(go_region,job)\"", at + 1)) {
+    ++job_spans;
+  }
+  EXPECT_EQ(job_spans, 40u);
+  r = RunCommand({Tracewire(), "decode", "--format=folded", trace});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(";main.spin "));
+  r = RunCommand({Tracewire(), "diff", "--format=csv", trace, trace});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("region,go.region/job,same,0,"));
+  for (const char* verdict : {"slower", "faster", "new", "gone"}) {
+    EXPECT_THAT(r.out, Not(HasSubstr(absl::StrCat(",", verdict, ","))));
+  }
 }
 
 // Goroutine creation is a flow from the creating goroutine to the created one: one per
